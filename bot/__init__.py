@@ -1,0 +1,1 @@
+"""Concierge core: platform-agnostic conversation runtime for LangGraph agents."""

@@ -1,0 +1,140 @@
+"""Settings from the environment (and `.env`), validated once at start-up."""
+
+from __future__ import annotations
+
+from functools import cached_property
+from pathlib import Path
+from typing import Literal
+
+from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class ConfigError(Exception):
+    """Raised with a readable, secret-free explanation of every bad setting."""
+
+
+def _env(*names: str) -> AliasChoices:
+    return AliasChoices(*names)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(
+        env_file=".env", env_file_encoding="utf-8", extra="ignore", populate_by_name=True
+    )
+
+    # --- models -------------------------------------------------------------------------
+    openai_api_key: SecretStr | None = Field(None, validation_alias=_env("OPENAI_API_KEY"))
+    openai_base_url: str | None = Field(None, validation_alias=_env("OPENAI_BASE_URL"))
+    model: str = Field("gpt-4o-mini", validation_alias=_env("CONCIERGE_MODEL"))
+    fallback_model: str | None = Field(None, validation_alias=_env("CONCIERGE_FALLBACK_MODEL"))
+    llm: Literal["offline", "openai"] | None = Field(None, validation_alias=_env("CONCIERGE_LLM"))
+    llm_timeout: float = Field(30.0, gt=0, validation_alias=_env("CONCIERGE_LLM_TIMEOUT"))
+    llm_max_retries: int = Field(3, ge=0, le=10, validation_alias=_env("CONCIERGE_LLM_MAX_RETRIES"))
+    retry_base_delay: float = Field(0.5, ge=0, validation_alias=_env("CONCIERGE_RETRY_BASE_DELAY"))
+    retry_max_delay: float = Field(20.0, gt=0, validation_alias=_env("CONCIERGE_RETRY_MAX_DELAY"))
+
+    # --- storage ------------------------------------------------------------------------
+    data_dir: Path = Field(Path("./data"), validation_alias=_env("CONCIERGE_DATA_DIR"))
+    database_url: str | None = Field(None, validation_alias=_env("CONCIERGE_DATABASE_URL"))
+    history_window: int = Field(40, ge=4, le=1000, validation_alias=_env("CONCIERGE_HISTORY_WINDOW"))
+    checkpoints_kept: int = Field(
+        32, ge=2, le=100_000, validation_alias=_env("CONCIERGE_CHECKPOINTS_KEPT")
+    )
+    dedupe_ttl: float = Field(3600.0, gt=0, validation_alias=_env("CONCIERGE_DEDUPE_TTL"))
+
+    # --- turns --------------------------------------------------------------------------
+    turn_deadline: float = Field(120.0, gt=0, validation_alias=_env("CONCIERGE_TURN_DEADLINE"))
+    max_input_bytes: int = Field(
+        100_000, ge=1_000, validation_alias=_env("CONCIERGE_MAX_INPUT_BYTES")
+    )
+    max_attachment_bytes: int = Field(
+        200_000, ge=1_000, validation_alias=_env("CONCIERGE_MAX_ATTACHMENT_BYTES")
+    )
+    tool_retries: int = Field(1, ge=0, le=5, validation_alias=_env("CONCIERGE_TOOL_RETRIES"))
+    edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
+
+    # --- agents -------------------------------------------------------------------------
+    hotel_search_limit: int = Field(1, ge=1, le=10, validation_alias=_env("CONCIERGE_HOTEL_SEARCH_LIMIT"))
+    supplier_url: str | None = Field(None, validation_alias=_env("CONCIERGE_SUPPLIER_URL"))
+    supplier_rate: float = Field(20.0, gt=0, validation_alias=_env("CONCIERGE_SUPPLIER_RATE"))
+    refresh_interval: float = Field(900.0, gt=0, validation_alias=_env("CONCIERGE_REFRESH_INTERVAL"))
+    qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
+
+    # --- platforms ----------------------------------------------------------------------
+    slack_bot_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_BOT_TOKEN"))
+    slack_signing_secret: SecretStr | None = Field(None, validation_alias=_env("SLACK_SIGNING_SECRET"))
+    slack_app_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_APP_TOKEN"))
+    slack_api_base_url: str = Field(
+        "https://slack.com/api/", validation_alias=_env("SLACK_API_BASE_URL")
+    )
+    slack_native_streaming: bool = Field(False, validation_alias=_env("SLACK_NATIVE_STREAMING"))
+    discord_bot_token: SecretStr | None = Field(None, validation_alias=_env("DISCORD_BOT_TOKEN"))
+    discord_api_base_url: str = Field(
+        "https://discord.com/api/v10", validation_alias=_env("DISCORD_API_BASE_URL")
+    )
+    port: int = Field(3000, ge=1, le=65535, validation_alias=_env("PORT"))
+    log_level: str = Field("INFO", validation_alias=_env("CONCIERGE_LOG_LEVEL"))
+
+    @field_validator("openai_base_url", "slack_api_base_url", "discord_api_base_url", "supplier_url", "qdrant_url")
+    @classmethod
+    def _http_url(cls, value: str | None) -> str | None:
+        if value is not None and not value.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return value
+
+    @field_validator("database_url")
+    @classmethod
+    def _db_url(cls, value: str | None) -> str | None:
+        if value and not value.startswith(("sqlite:///", "postgresql://", "postgres://")):
+            raise ValueError("must be sqlite:///PATH or postgresql://…")
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _log_level(cls, value: str) -> str:
+        value = value.upper()
+        if value not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+            raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
+        return value
+
+    @model_validator(mode="after")
+    def _llm_choice(self) -> Settings:
+        if self.llm == "openai" and self.openai_api_key is None:
+            raise ValueError("CONCIERGE_LLM=openai needs OPENAI_API_KEY")
+        return self
+
+    @property
+    def llm_mode(self) -> Literal["offline", "openai"]:
+        if self.llm:
+            return self.llm
+        return "openai" if self.openai_api_key else "offline"
+
+    @cached_property
+    def resolved_database_url(self) -> str:
+        if self.database_url:
+            return self.database_url.replace("postgres://", "postgresql://", 1)
+        return f"sqlite:///{(self.data_dir / 'concierge.db').as_posix()}"
+
+    @property
+    def is_postgres(self) -> bool:
+        return self.resolved_database_url.startswith("postgresql://")
+
+
+_ALIASES = {
+    name: (field.validation_alias.choices[0] if isinstance(field.validation_alias, AliasChoices) else name)
+    for name, field in Settings.model_fields.items()
+}
+
+
+def load_settings(**overrides: object) -> Settings:
+    """Build settings, turning pydantic's errors into one readable ConfigError (never echoing values)."""
+    try:
+        return Settings(**overrides)  # type: ignore[arg-type]
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors(include_input=False, include_url=False):
+            loc = str(err["loc"][0]) if err["loc"] else "settings"
+            key = _ALIASES.get(loc, loc)
+            lines.append(f"  {key}: {err['msg']}")
+        raise ConfigError("Invalid configuration:\n" + "\n".join(lines)) from None

@@ -1,0 +1,39 @@
+"""ConversationKey: the one mapping from a platform conversation to a checkpoint thread id."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class ConversationKey:
+    """`slack:{team}:{channel}:{thread_ts}`, `discord:{guild|dm}:{channel_or_thread_id}`, `console:{name}`."""
+
+    platform: str
+    parts: tuple[str, ...]
+
+    @property
+    def thread_id(self) -> str:
+        return ":".join((self.platform, *self.parts))
+
+    def __str__(self) -> str:
+        return self.thread_id
+
+    @classmethod
+    def slack(cls, team: str, channel: str, thread_ts: str) -> ConversationKey:
+        return cls("slack", (team, channel, thread_ts))
+
+    @classmethod
+    def discord(cls, guild: str | None, channel_or_thread_id: str) -> ConversationKey:
+        return cls("discord", (guild or "dm", channel_or_thread_id))
+
+    @classmethod
+    def console(cls, name: str) -> ConversationKey:
+        return cls("console", (name,))
+
+    @classmethod
+    def parse(cls, thread_id: str) -> ConversationKey:
+        platform, *parts = thread_id.split(":")
+        if not parts:
+            raise ValueError(f"not a conversation thread id: {thread_id!r}")
+        return cls(platform, tuple(parts))

@@ -1,0 +1,95 @@
+"""Stream events: the only thing platform adapters consume from the runtime."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, Field, TypeAdapter
+
+
+class Action(BaseModel):
+    """A button on a card. Pressing it resumes a graph waiting on an interrupt with `value`."""
+
+    label: str
+    value: str
+    style: Literal["primary", "danger", "default"] = "default"
+
+
+class Card(BaseModel):
+    """A platform-neutral rich item (a hotel, a product, a report summary)."""
+
+    title: str
+    subtitle: str = ""
+    fields: dict[str, str] = Field(default_factory=dict)
+    image_url: str | None = None
+    url: str | None = None
+    lat: float | None = None
+    lon: float | None = None
+    actions: list[Action] = Field(default_factory=list)
+
+
+class Status(BaseModel):
+    type: Literal["status"] = "status"
+    text: str
+
+
+class Token(BaseModel):
+    type: Literal["token"] = "token"
+    text: str
+
+
+class ToolStarted(BaseModel):
+    type: Literal["tool_started"] = "tool_started"
+    name: str
+    args_summary: str = ""
+
+
+class ToolFinished(BaseModel):
+    type: Literal["tool_finished"] = "tool_finished"
+    name: str
+    summary: str = ""
+
+
+class Attachment(BaseModel):
+    """A file the user sent with a final answer or that the bot sends back (e.g. a full report)."""
+
+    filename: str
+    content: str
+    mime_type: str = "text/markdown"
+
+
+class Final(BaseModel):
+    type: Literal["final"] = "final"
+    text: str
+    cards: list[Card] = Field(default_factory=list)
+    data: dict[str, Any] = Field(default_factory=dict)
+    files: list[Attachment] = Field(default_factory=list)
+
+
+FailureKind = Literal[
+    "bad_input",
+    "rate_limited",
+    "unavailable",
+    "misconfigured",
+    "timeout",
+    "tool_failed",
+    "internal",
+    "busy",
+]
+
+
+class Failure(BaseModel):
+    type: Literal["failure"] = "failure"
+    kind: FailureKind
+    user_message: str
+    retry_after: float | None = None
+
+
+StreamEvent = Annotated[
+    Status | Token | ToolStarted | ToolFinished | Final | Failure, Field(discriminator="type")
+]
+stream_event_adapter: TypeAdapter[StreamEvent] = TypeAdapter(StreamEvent)
+
+
+def is_terminal(event: StreamEvent) -> bool:
+    return isinstance(event, Final | Failure)

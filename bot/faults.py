@@ -1,0 +1,138 @@
+"""Fault classification: one table mapping each kind of failure to a strategy."""
+
+from __future__ import annotations
+
+import asyncio
+import random
+from dataclasses import dataclass
+from enum import StrEnum
+
+import httpx
+import openai
+
+from bot.events import FailureKind
+
+
+class FaultClass(StrEnum):
+    TRANSIENT = "transient"  # timeout, connection reset, malformed stream
+    RATE_LIMITED = "rate_limited"  # 429
+    SERVER = "server"  # 5xx
+    MODEL_NOT_FOUND = "model_not_found"  # 404 on the model
+    AUTH = "auth"  # 401 / 403
+    BAD_REQUEST = "bad_request"  # other 4xx: our bug or the input's, never retried
+    TOOL = "tool"  # a tool raised
+    DEADLINE = "deadline"  # the whole turn ran out of time
+
+
+@dataclass(frozen=True)
+class Strategy:
+    retry: bool
+    honour_retry_after: bool
+    use_fallback_model: bool
+    failure: FailureKind
+    user_message: str
+
+
+# The fault table (see DESIGN.md). Every row has a test in tests/test_faults_*.py.
+FAULT_TABLE: dict[FaultClass, Strategy] = {
+    FaultClass.TRANSIENT: Strategy(True, False, False, "unavailable",
+        "The language model did not answer in time. Please try again in a moment."),
+    FaultClass.RATE_LIMITED: Strategy(True, True, False, "rate_limited",
+        "The language model is rate-limiting us. Please try again shortly."),
+    FaultClass.SERVER: Strategy(True, True, False, "unavailable",
+        "The language model service is having problems. Please try again later."),
+    FaultClass.MODEL_NOT_FOUND: Strategy(False, False, True, "misconfigured",
+        "The configured model does not exist on the model server. An operator needs to fix the configuration."),
+    FaultClass.AUTH: Strategy(False, False, False, "misconfigured",
+        "The bot is misconfigured: its model credentials were rejected. An operator has been notified."),
+    FaultClass.BAD_REQUEST: Strategy(False, False, False, "internal",
+        "The language model rejected the request. Please rephrase or start over with /reset."),
+    FaultClass.TOOL: Strategy(True, False, False, "tool_failed",
+        "A tool failed; the answer may be incomplete."),
+    FaultClass.DEADLINE: Strategy(False, False, False, "timeout",
+        "This took too long and was stopped. Your conversation is intact; please try again."),
+}
+
+
+@dataclass(frozen=True)
+class Fault:
+    cls: FaultClass
+    status: int | None = None
+    retry_after: float | None = None
+
+    @property
+    def strategy(self) -> Strategy:
+        return FAULT_TABLE[self.cls]
+
+
+class TurnFailed(Exception):
+    """A turn failed for a classified reason; `user_message` is safe to show."""
+
+    def __init__(self, kind: FailureKind, user_message: str, retry_after: float | None = None):
+        super().__init__(user_message)
+        self.kind = kind
+        self.user_message = user_message
+        self.retry_after = retry_after
+
+
+def _retry_after(response: httpx.Response | None) -> float | None:
+    if response is None:
+        return None
+    ms = response.headers.get("retry-after-ms")
+    if ms:
+        try:
+            return max(0.0, float(ms) / 1000)
+        except ValueError:
+            pass
+    value = response.headers.get("retry-after")
+    if value:
+        try:
+            return max(0.0, float(value))
+        except ValueError:
+            return None
+    return None
+
+
+def classify(exc: BaseException) -> Fault:
+    """Map an exception from the model client (or anything else) to a fault class."""
+    if isinstance(exc, TimeoutError | asyncio.TimeoutError):
+        return Fault(FaultClass.TRANSIENT)
+    if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
+        return Fault(FaultClass.TRANSIENT)
+    if isinstance(exc, openai.APIStatusError):
+        status = exc.status_code
+        retry_after = _retry_after(exc.response)
+        if status == 429:
+            return Fault(FaultClass.RATE_LIMITED, status, retry_after)
+        if status in (401, 403):
+            return Fault(FaultClass.AUTH, status)
+        if status == 404:
+            return Fault(FaultClass.MODEL_NOT_FOUND, status)
+        if status >= 500:
+            return Fault(FaultClass.SERVER, status, retry_after)
+        if status in (408, 409):
+            return Fault(FaultClass.TRANSIENT, status, retry_after)
+        return Fault(FaultClass.BAD_REQUEST, status)
+    if isinstance(exc, openai.APIError):
+        # Raised for errors inside an SSE stream and for undecodable chunks.
+        return Fault(FaultClass.TRANSIENT)
+    if isinstance(exc, httpx.TransportError | ConnectionError):
+        return Fault(FaultClass.TRANSIENT)
+    if isinstance(exc, ValueError) and "json" in str(exc).lower():
+        return Fault(FaultClass.TRANSIENT)
+    return Fault(FaultClass.BAD_REQUEST)
+
+
+@dataclass(frozen=True)
+class Backoff:
+    """Exponential backoff with full jitter, capped; Retry-After wins when it is longer."""
+
+    base: float = 0.5
+    cap: float = 20.0
+
+    def delay(self, attempt: int, retry_after: float | None = None, *, rng: random.Random | None = None) -> float:
+        upper = min(self.cap, self.base * (2**attempt))
+        jittered = (rng or random).uniform(upper / 2, upper)
+        if retry_after is not None:
+            return retry_after
+        return jittered

@@ -1,0 +1,114 @@
+"""Chat models: the OpenAI-compatible client or the offline model, behind one resilient call."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from langchain_core.language_models import BaseChatModel
+from langchain_core.messages import BaseMessage
+from langchain_core.runnables import Runnable, RunnableConfig
+
+from bot.config import Settings
+from bot.faults import Backoff, FaultClass, TurnFailed, classify
+
+log = logging.getLogger(__name__)
+
+Prepare = Callable[[BaseChatModel], Runnable[Any, Any]]
+
+
+def openai_chat_model(settings: Settings, model: str) -> BaseChatModel:
+    from langchain_openai import ChatOpenAI
+
+    return ChatOpenAI(
+        model=model,
+        api_key=settings.openai_api_key,
+        base_url=settings.openai_base_url,
+        timeout=settings.llm_timeout,
+        max_retries=0,  # retries are ours: see ModelProvider.ainvoke and the fault table
+        streaming=True,
+        temperature=0,
+        use_responses_api=False,
+        stream_usage=True,
+    )
+
+
+class ModelProvider:
+    """Calls a chat model with the fault table applied: retry with backoff and jitter, Retry-After
+    honoured, fallback model on model-not-found, no retry on 401/403 or other 4xx."""
+
+    def __init__(
+        self,
+        primary: BaseChatModel,
+        fallback: BaseChatModel | None = None,
+        *,
+        max_retries: int = 3,
+        backoff: Backoff | None = None,
+        offline: bool = False,
+        sleep: Callable[[float], Any] = asyncio.sleep,
+    ) -> None:
+        self.primary = primary
+        self.fallback = fallback
+        self.max_retries = max_retries
+        self.backoff = backoff or Backoff()
+        self.is_offline = offline
+        self._sleep = sleep
+        self.attempts = 0  # total model calls made, for tests and benchmarks
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> ModelProvider:
+        backoff = Backoff(settings.retry_base_delay, settings.retry_max_delay)
+        if settings.llm_mode == "offline":
+            from bot.offline import OfflineChatModel
+
+            return cls(OfflineChatModel(), None, max_retries=0, backoff=backoff, offline=True)
+        fallback = (
+            openai_chat_model(settings, settings.fallback_model) if settings.fallback_model else None
+        )
+        return cls(
+            openai_chat_model(settings, settings.model),
+            fallback,
+            max_retries=settings.llm_max_retries,
+            backoff=backoff,
+        )
+
+    async def ainvoke(
+        self,
+        prepare: Prepare,
+        messages: Sequence[BaseMessage],
+        config: RunnableConfig | None = None,
+    ) -> Any:
+        """Run `prepare(model)` (e.g. `lambda m: m.bind_tools(tools)`) on `messages`.
+
+        Raises TurnFailed with a user-safe message when the fault table says stop."""
+        model = self.primary
+        attempt = 0
+        used_fallback = False
+        while True:
+            self.attempts += 1
+            try:
+                return await prepare(model).ainvoke(list(messages), config)
+            except (asyncio.CancelledError, TurnFailed):
+                raise
+            except Exception as exc:
+                fault = classify(exc)
+                strategy = fault.strategy
+                if fault.cls is FaultClass.MODEL_NOT_FOUND and self.fallback is not None and not used_fallback:
+                    log.warning("model not found (HTTP %s); switching to the fallback model", fault.status)
+                    model, used_fallback, attempt = self.fallback, True, 0
+                    continue
+                if fault.cls is FaultClass.AUTH:
+                    log.error(
+                        "model server rejected our credentials (HTTP %s): check OPENAI_API_KEY",
+                        fault.status,
+                    )
+                if not strategy.retry or attempt >= self.max_retries:
+                    log.warning("model call failed: %s (%s) after %d attempt(s)",
+                                fault.cls, type(exc).__name__, attempt + 1)
+                    raise TurnFailed(strategy.failure, strategy.user_message, fault.retry_after) from exc
+                delay = self.backoff.delay(attempt, fault.retry_after if strategy.honour_retry_after else None)
+                log.info("model call failed (%s); retry %d in %.2fs", fault.cls, attempt + 1, delay)
+                attempt += 1
+                await self._sleep(delay)
