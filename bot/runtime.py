@@ -1,0 +1,448 @@
+"""The conversation runtime: ConversationKey → checkpoint thread, one turn at a time per thread,
+agent binding and intent routing, the turn lifecycle, fault handling, stream events."""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    AIMessageChunk,
+    BaseMessage,
+    HumanMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.errors import GraphRecursionError
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import Command
+from pydantic import BaseModel
+
+from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
+from bot.config import Settings
+from bot.conversation import ConversationKey
+from bot.events import Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
+from bot.history import close_dangling, set_history_window
+from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
+from bot.llm import ModelProvider
+from bot.storage import AppDatabase, Checkpoints
+
+log = logging.getLogger(__name__)
+
+RESET_COMMANDS = ("/reset", "/new")
+HELP_COMMANDS = ("/help",)
+RECURSION_LIMIT = 25
+SMALL_TALK_PROMPT = (
+    "You are Concierge, a helpful assistant in a chat workspace. You can search hotels (/hotel), "
+    "help with shopping (/shop) and proofread Markdown articles (/proofread). Answer briefly."
+)
+
+
+class _FifoLocks:
+    """One asyncio.Lock per thread (FIFO-fair), dropped when nobody holds or waits for it."""
+
+    def __init__(self) -> None:
+        self._locks: dict[str, asyncio.Lock] = {}
+        self._users: collections.Counter[str] = collections.Counter()
+
+    @contextlib.asynccontextmanager
+    async def hold(self, key: str) -> AsyncIterator[None]:
+        lock = self._locks.setdefault(key, asyncio.Lock())
+        self._users[key] += 1
+        try:
+            async with lock:
+                yield
+        finally:
+            self._users[key] -= 1
+            if self._users[key] <= 0:
+                del self._users[key]
+                self._locks.pop(key, None)
+
+
+@dataclass
+class _Turn:
+    key: ConversationKey
+    agent: AgentDefinition
+    graph: CompiledStateGraph
+    config: dict[str, Any]
+    state: TurnState
+
+
+class ConversationRuntime:
+    def __init__(
+        self,
+        settings: Settings,
+        app_db: AppDatabase,
+        checkpoints: Checkpoints,
+        models: ModelProvider,
+        agents: Sequence[AgentDefinition],
+    ) -> None:
+        self.settings = settings
+        self.app_db = app_db
+        self.checkpoints = checkpoints
+        self.models = models
+        self._agents = {agent.name: agent for agent in agents}
+        self._graphs: dict[str, CompiledStateGraph] = {}
+        self._locks = _FifoLocks()
+        self.deps = AgentDeps(settings, models, checkpoints.saver, app_db)
+        # Threads found in flight at start-up: the next turn there starts with a notice.
+        self.interrupted_at_start: list[str] = []
+
+    # --- lifecycle ----------------------------------------------------------------------
+    @classmethod
+    async def open(
+        cls,
+        settings: Settings,
+        *,
+        agents: Sequence[AgentDefinition] | None = None,
+        models: ModelProvider | None = None,
+    ) -> ConversationRuntime:
+        if agents is None:
+            from agents.registry import registered_agents
+
+            agents = registered_agents()
+        set_history_window(settings.history_window)
+        settings.data_dir.mkdir(parents=True, exist_ok=True)
+        app_db = await AppDatabase.open(settings.resolved_database_url)
+        checkpoints = await Checkpoints.open(settings)
+        runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings), agents)
+        try:
+            await runtime._recover()
+            for agent in runtime._agents.values():
+                await runtime._graph(agent)
+        except BaseException:
+            await runtime.close()
+            raise
+        return runtime
+
+    async def __aenter__(self) -> ConversationRuntime:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        for agent in self._agents.values():
+            if agent.name in self._graphs:
+                with contextlib.suppress(Exception):
+                    await agent.close()
+        self._graphs.clear()
+        await self.checkpoints.close()
+        await self.app_db.close()
+
+    def agents(self) -> list[AgentDefinition]:
+        return list(self._agents.values())
+
+    async def _graph(self, agent: AgentDefinition) -> CompiledStateGraph:
+        graph = self._graphs.get(agent.name)
+        if graph is None:
+            graph = await agent.build(self.deps)
+            self._graphs[agent.name] = graph
+        return graph
+
+    async def _recover(self) -> None:
+        """Turns left in flight by a crash: mark them interrupted; the next turn repairs the history
+        (closing tool calls that never got a result) and tells the user."""
+        for record in await self.app_db.threads_in_states([s.value for s in IN_FLIGHT]):
+            log.warning("turn %s of %s was interrupted (state %s)", record.turn, record.key, record.state)
+            await self.app_db.update_thread(
+                record.key, state=next_state(record.state, TurnEvent.INTERRUPTED).value, note="interrupted"
+            )
+            self.interrupted_at_start.append(record.key)
+
+    # --- public API ---------------------------------------------------------------------
+    async def claim_delivery(self, delivery_id: str) -> bool:
+        return await self.app_db.claim_delivery(delivery_id, self.settings.dedupe_ttl)
+
+    async def owns(self, key: ConversationKey) -> bool:
+        return await self.app_db.get_thread(key.thread_id) is not None
+
+    async def bound_agent(self, key: ConversationKey) -> str | None:
+        record = await self.app_db.get_thread(key.thread_id)
+        return record.agent if record else None
+
+    async def reset(self, key: ConversationKey) -> None:
+        async with self._locks.hold(key.thread_id):
+            await self._reset(key)
+
+    async def _reset(self, key: ConversationKey) -> None:
+        record = await self.app_db.ensure_thread(key.thread_id, key.platform)
+        await self.app_db.update_thread(
+            key.thread_id, generation=record.generation + 1, agent=None, state=TurnState.IDLE.value,
+            pending=None, note=None,
+        )
+
+    def checkpoint_thread(self, key: ConversationKey, agent: str, generation: int) -> str:
+        """The LangGraph thread id for a conversation's agent (a /reset starts a new generation)."""
+        suffix = f"#{generation}" if generation else ""
+        return f"{key.thread_id}{suffix}/{agent}"
+
+    async def handle(
+        self,
+        key: ConversationKey,
+        text: str,
+        *,
+        user_id: str = "user",
+        attachments: Sequence[IncomingFile] = (),
+        delivery_id: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Run one user turn; yields stream events ending with exactly one Final or Failure."""
+        if delivery_id is not None and not await self.claim_delivery(delivery_id):
+            log.info("duplicate delivery %s ignored", delivery_id)
+            return
+        problem = self._check_input(text, attachments)
+        if problem:
+            yield Failure(kind="bad_input", user_message=problem)
+            return
+        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+            async for event in self._turn(key, text.strip(), user_id, tuple(attachments)):
+                yield event
+
+    async def resume(
+        self, key: ConversationKey, value: str, *, user_id: str = "user", delivery_id: str | None = None
+    ) -> AsyncIterator[StreamEvent]:
+        """Answer a graph paused on interrupt() (a button press). Yields nothing when nothing is pending."""
+        if delivery_id is not None and not await self.claim_delivery(delivery_id):
+            return
+        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+            record = await self.app_db.get_thread(key.thread_id)
+            if record is None or record.agent is None or record.agent not in self._agents:
+                return
+            agent = self._agents[record.agent]
+            graph = await self._graph(agent)
+            config = self._config(key, agent, record.generation)
+            snapshot = await graph.aget_state(config)
+            if not snapshot.interrupts:
+                return
+            async for event in self._run(key, agent, graph, config, record.state, Command(resume=value)):
+                yield event
+
+    # --- a turn -------------------------------------------------------------------------
+    def _check_input(self, text: str, attachments: Sequence[IncomingFile]) -> str | None:
+        if not text.strip() and not attachments:
+            return "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`."
+        if len(text.encode("utf-8", "surrogatepass")) > self.settings.max_input_bytes:
+            return (
+                f"Your message is too long ({len(text.encode('utf-8', 'surrogatepass')) // 1000} KB); "
+                f"the limit is {self.settings.max_input_bytes // 1000} KB. Attach it as a file instead."
+            )
+        if "\x00" in text:
+            return "Your message contains binary data; please send plain text."
+        for file in attachments:
+            if len(file.content) > self.settings.max_attachment_bytes:
+                return (
+                    f"`{file.filename}` is too large ({len(file.content) // 1000} KB); "
+                    f"the limit is {self.settings.max_attachment_bytes // 1000} KB."
+                )
+        return None
+
+    def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> dict[str, Any]:
+        return {
+            "configurable": {"thread_id": self.checkpoint_thread(key, agent.name, generation)},
+            "recursion_limit": RECURSION_LIMIT,
+        }
+
+    def _help(self) -> Final:
+        lines = ["Here is what I can do:"]
+        lines += [f"• `{a.command}` — {a.summary}" for a in self._agents.values()]
+        lines.append("• `/reset` — start this conversation over")
+        return Final(text="\n".join(lines))
+
+    async def _turn(
+        self, key: ConversationKey, text: str, user_id: str, attachments: tuple[IncomingFile, ...]
+    ) -> AsyncIterator[StreamEvent]:
+        record = await self.app_db.ensure_thread(key.thread_id, key.platform)
+        command, _, rest = text.partition(" ") if text.startswith("/") else ("", "", text)
+        command = command.lower()
+        if command in RESET_COMMANDS:
+            await self._reset(key)
+            yield Final(text="Conversation reset. What would you like to do next?")
+            return
+        if command in HELP_COMMANDS:
+            yield self._help()
+            return
+        if record.note == "interrupted":
+            yield Status(text="Your previous request was interrupted by a restart; picking up from where it stopped.")
+        agent: AgentDefinition | None
+        if command:
+            agent = next((a for a in self._agents.values() if a.command == command), None)
+            if agent is None:
+                yield Failure(
+                    kind="bad_input",
+                    user_message=f"I don't know the command `{command}`. Try `/help`.",
+                )
+                return
+            text = rest.strip()
+            if not text and not attachments:
+                yield Failure(kind="bad_input", user_message=f"Usage: {agent.usage}")
+                return
+        else:
+            agent = self._agents.get(record.agent or "")
+            if agent is None:
+                from agents.registry import route_by_intent
+
+                agent = route_by_intent(text, list(self._agents.values()))
+            if agent is None:
+                async for event in self._small_talk(text):
+                    yield event
+                return
+        try:
+            turn_input = agent.turn_input(TurnInput(text=text, user_id=user_id, attachments=attachments))
+        except BadInput as exc:
+            yield Failure(kind="bad_input", user_message=str(exc))
+            return
+        if record.agent != agent.name:
+            await self.app_db.update_thread(key.thread_id, agent=agent.name)
+        graph = await self._graph(agent)
+        config = self._config(key, agent, record.generation)
+        turn_input = await self._repair(graph, config, turn_input)
+        async for event in self._run(key, agent, graph, config, record.state, turn_input, user_text=text):
+            yield event
+
+    async def _repair(self, graph: CompiledStateGraph, config: dict[str, Any], turn_input: Any) -> Any:
+        """Close tool calls left without results (crash, timeout) before the next user message, so
+        the model never sees an invalid history."""
+        if not isinstance(turn_input, dict) or "messages" not in turn_input:
+            return turn_input
+        snapshot = await graph.aget_state(config)
+        messages = (snapshot.values or {}).get("messages") or []
+        closing = close_dangling(messages)
+        if not closing:
+            return turn_input
+        log.warning("closing %d dangling tool call(s) in %s", len(closing), config["configurable"]["thread_id"])
+        new_messages = turn_input["messages"]
+        if not isinstance(new_messages, list):
+            new_messages = [new_messages]
+        return {**turn_input, "messages": [*closing, *new_messages]}
+
+    async def _transition(self, key: ConversationKey, state: TurnState, event: TurnEvent, **fields: Any) -> TurnState:
+        new_state = next_state(state, event)
+        await self.app_db.update_thread(key.thread_id, state=new_state.value, **fields)
+        return new_state
+
+    async def _run(
+        self,
+        key: ConversationKey,
+        agent: AgentDefinition,
+        graph: CompiledStateGraph,
+        config: dict[str, Any],
+        state: str,
+        graph_input: Any,
+        *,
+        user_text: str | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        started = time.monotonic()
+        record = await self.app_db.get_thread(key.thread_id)
+        turn_no = (record.turn if record else 0) + 1
+        current = TurnState(state)
+        if current in IN_FLIGHT:  # left in flight by another process that died
+            current = await self._transition(key, current, TurnEvent.INTERRUPTED)
+        current = await self._transition(
+            key, current, TurnEvent.USER_MESSAGE,
+            turn=turn_no, pending={"text": (user_text or "")[:2000], "agent": agent.name}, note=None,
+        )
+        final: Final | Failure | None = None
+        try:
+            async with asyncio.timeout(self.settings.turn_deadline):
+                async for event in self._stream(graph, config, graph_input):
+                    if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
+                        current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
+                    elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
+                        current = await self._transition(key, current, TurnEvent.TOOL_DONE)
+                    yield event
+                snapshot = await graph.aget_state(config)
+                if snapshot.interrupts:
+                    final = agent.interrupted(snapshot.interrupts[0].value)
+                else:
+                    final = agent.final(dict(snapshot.values))
+        except TurnFailed as exc:
+            final = Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
+        except TimeoutError:
+            strategy = FAULT_TABLE[FaultClass.DEADLINE]
+            final = Failure(kind=strategy.failure, user_message=strategy.user_message)
+        except GraphRecursionError:
+            final = Failure(kind="internal", user_message="I went round in circles on that one and stopped. Please rephrase.")
+        except BadInput as exc:
+            final = Failure(kind="bad_input", user_message=str(exc))
+        except Exception:
+            log.exception("turn failed in %s", config["configurable"]["thread_id"])
+            final = Failure(kind="internal", user_message="Something went wrong on our side. Your conversation is intact; please try again.")
+        if isinstance(final, Failure):
+            await self._transition(key, current, TurnEvent.FAILED, pending=None)
+            yield final
+            return
+        current = await self._transition(key, current, TurnEvent.LLM_DONE)
+        try:
+            yield final
+        finally:
+            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None)
+            await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
+            log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)
+
+    async def _stream(self, graph: CompiledStateGraph, config: dict[str, Any], graph_input: Any) -> AsyncIterator[StreamEvent]:
+        """Translate LangGraph's stream into stream events."""
+        async for mode, chunk in graph.astream(
+            graph_input, config, stream_mode=["messages", "updates", "custom"]
+        ):
+            if mode == "messages":
+                message, metadata = chunk
+                if (
+                    isinstance(message, AIMessageChunk)
+                    and "nostream" not in (metadata.get("tags") or [])
+                    and isinstance(message.content, str)
+                    and message.content
+                ):
+                    yield Token(text=message.content)
+            elif mode == "updates":
+                for update in (chunk or {}).values():
+                    for message in _messages_of(update):
+                        if isinstance(message, AIMessage) and message.tool_calls:
+                            for call in message.tool_calls:
+                                yield ToolStarted(name=call["name"], args_summary=_summarise_args(call["args"]))
+                        elif isinstance(message, ToolMessage):
+                            yield ToolFinished(name=message.name or "tool", summary=_first_line(message.content))
+            elif mode == "custom":
+                if isinstance(chunk, Status | Token | ToolStarted | ToolFinished):
+                    yield chunk
+                elif isinstance(chunk, dict) and "status" in chunk:
+                    yield Status(text=str(chunk["status"]))
+
+    async def _small_talk(self, text: str) -> AsyncIterator[StreamEvent]:
+        messages: list[BaseMessage] = [SystemMessage(SMALL_TALK_PROMPT), HumanMessage(text)]
+        try:
+            reply = await self.models.ainvoke(lambda m: m, messages)
+        except TurnFailed as exc:
+            yield Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
+            return
+        yield Final(text=str(reply.content))
+
+
+def _messages_of(update: Any) -> list[Any]:
+    if isinstance(update, dict):
+        messages = update.get("messages")
+    elif isinstance(update, BaseModel):
+        messages = getattr(update, "messages", None)
+    else:
+        return []
+    if messages is None:
+        return []
+    return messages if isinstance(messages, list) else [messages]
+
+
+def _summarise_args(args: dict[str, Any]) -> str:
+    text = ", ".join(f"{k}={v}" for k, v in args.items() if v not in (None, "", [], {}))
+    return text if len(text) <= 200 else text[:199] + "…"
+
+
+def _first_line(content: Any) -> str:
+    text = content if isinstance(content, str) else str(content)
+    line = text.strip().split("\n", 1)[0]
+    return line if len(line) <= 200 else line[:199] + "…"

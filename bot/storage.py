@@ -1,0 +1,316 @@
+"""Storage: the LangGraph checkpointer and the app database (threads, turn lifecycle, deliveries).
+
+SQLite (aiosqlite) by default; PostgreSQL (psycopg pool) when CONCIERGE_DATABASE_URL is postgresql://."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import time
+import zlib
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import aiosqlite
+from langgraph.checkpoint.base import BaseCheckpointSaver
+
+from bot.config import Settings
+
+_SCHEMA = [
+    """CREATE TABLE IF NOT EXISTS concierge_threads (
+        key TEXT PRIMARY KEY,
+        platform TEXT NOT NULL,
+        agent TEXT,
+        generation INTEGER NOT NULL DEFAULT 0,
+        state TEXT NOT NULL DEFAULT 'idle',
+        turn INTEGER NOT NULL DEFAULT 0,
+        pending TEXT,
+        note TEXT,
+        created_at DOUBLE PRECISION NOT NULL,
+        updated_at DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS concierge_threads_state ON concierge_threads (state)",
+    """CREATE TABLE IF NOT EXISTS concierge_deliveries (
+        id TEXT PRIMARY KEY,
+        expires_at DOUBLE PRECISION NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS concierge_deliveries_expiry ON concierge_deliveries (expires_at)",
+]
+
+
+@dataclass
+class ThreadRecord:
+    key: str
+    platform: str
+    agent: str | None
+    generation: int
+    state: str
+    turn: int
+    pending: dict[str, Any] | None
+    note: str | None
+    created_at: float
+    updated_at: float
+
+
+def sqlite_path(url: str) -> Path:
+    return Path(url.removeprefix("sqlite:///"))
+
+
+class AppDatabase:
+    """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication."""
+
+    def __init__(self, *, sqlite: aiosqlite.Connection | None = None, pool: Any = None) -> None:
+        self._sqlite = sqlite
+        self._pool = pool
+        self._write_lock = asyncio.Lock()
+        self._last_sweep = 0.0
+
+    @property
+    def is_postgres(self) -> bool:
+        return self._pool is not None
+
+    @classmethod
+    async def open(cls, url: str) -> AppDatabase:
+        if url.startswith("postgresql://"):
+            from psycopg.rows import dict_row
+            from psycopg_pool import AsyncConnectionPool
+
+            pool = AsyncConnectionPool(
+                url,
+                min_size=1,
+                max_size=10,
+                open=False,
+                kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            )
+            await pool.open(wait=True, timeout=10)
+            db = cls(pool=pool)
+        else:
+            path = sqlite_path(url)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = await aiosqlite.connect(path)
+            conn.row_factory = aiosqlite.Row
+            await conn.execute("PRAGMA journal_mode=WAL")
+            await conn.execute("PRAGMA synchronous=NORMAL")
+            await conn.execute("PRAGMA busy_timeout=5000")
+            db = cls(sqlite=conn)
+        for statement in _SCHEMA:
+            await db.execute(statement)
+        return db
+
+    async def close(self) -> None:
+        if self._sqlite is not None:
+            await self._sqlite.close()
+        if self._pool is not None:
+            await self._pool.close()
+
+    # --- low level ----------------------------------------------------------------------
+    def _sql(self, sql: str) -> str:
+        return sql.replace("?", "%s") if self.is_postgres else sql
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        if self._pool is not None:
+            async with self._pool.connection() as conn:
+                cur = await conn.execute(self._sql(sql), params)
+                return int(cur.rowcount or 0)
+        assert self._sqlite is not None
+        async with self._write_lock:
+            cur = await self._sqlite.execute(sql, params)
+            await self._sqlite.commit()
+            return int(cur.rowcount or 0)
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        if self._pool is not None:
+            async with self._pool.connection() as conn:
+                cur = await conn.execute(self._sql(sql), params)
+                return list(await cur.fetchall())
+        assert self._sqlite is not None
+        async with self._sqlite.execute(sql, params) as cur:
+            return [dict(row) for row in await cur.fetchall()]
+
+    # --- threads ------------------------------------------------------------------------
+    async def get_thread(self, key: str) -> ThreadRecord | None:
+        rows = await self.fetch("SELECT * FROM concierge_threads WHERE key = ?", (key,))
+        if not rows:
+            return None
+        row = rows[0]
+        row["pending"] = json.loads(row["pending"]) if row["pending"] else None
+        return ThreadRecord(**row)
+
+    async def ensure_thread(self, key: str, platform: str) -> ThreadRecord:
+        now = time.time()
+        await self.execute(
+            "INSERT INTO concierge_threads (key, platform, created_at, updated_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO NOTHING",
+            (key, platform, now, now),
+        )
+        record = await self.get_thread(key)
+        assert record is not None
+        return record
+
+    async def update_thread(self, key: str, **fields: Any) -> None:
+        if "pending" in fields and fields["pending"] is not None:
+            fields["pending"] = json.dumps(fields["pending"], ensure_ascii=False)
+        fields["updated_at"] = time.time()
+        assignments = ", ".join(f"{name} = ?" for name in fields)
+        await self.execute(
+            f"UPDATE concierge_threads SET {assignments} WHERE key = ?", (*fields.values(), key)
+        )
+
+    async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
+        marks = ", ".join("?" for _ in states)
+        rows = await self.fetch(f"SELECT key FROM concierge_threads WHERE state IN ({marks})", tuple(states))
+        records = [await self.get_thread(r["key"]) for r in rows]
+        return [r for r in records if r is not None]
+
+    # --- deliveries ---------------------------------------------------------------------
+    async def claim_delivery(self, delivery_id: str, ttl: float) -> bool:
+        """True the first time `delivery_id` is seen within `ttl` seconds."""
+        now = time.time()
+        if now - self._last_sweep > 60:
+            self._last_sweep = now
+            await self.execute("DELETE FROM concierge_deliveries WHERE expires_at < ?", (now,))
+        claimed = await self.execute(
+            "INSERT INTO concierge_deliveries (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
+            (delivery_id, now + ttl),
+        )
+        if claimed:
+            return True
+        # An expired row counts as unseen.
+        return bool(await self.execute(
+            "UPDATE concierge_deliveries SET expires_at = ? WHERE id = ? AND expires_at < ?",
+            (now + ttl, delivery_id, now),
+        ))
+
+    # --- cross-process turn lock ---------------------------------------------------------
+    @contextlib.asynccontextmanager
+    async def thread_lock(self, key: str) -> AsyncIterator[None]:
+        """On PostgreSQL an advisory lock, so processes sharing the database never run two turns of
+        one thread at once. In-process serialisation is the runtime's job."""
+        if self._pool is None:
+            yield
+            return
+        lock_id = zlib.crc32(key.encode()) - 2**31
+        async with self._pool.connection() as conn:
+            await conn.execute("SELECT pg_advisory_lock(%s)", (lock_id,))
+            try:
+                yield
+            finally:
+                await conn.execute("SELECT pg_advisory_unlock(%s)", (lock_id,))
+
+
+# --- checkpointer --------------------------------------------------------------------------
+class Checkpoints:
+    """The checkpointer plus pruning, so stored history stays bounded per thread."""
+
+    def __init__(self, saver: BaseCheckpointSaver, closer: Any, kind: str) -> None:
+        self.saver = saver
+        self._closer = closer
+        self.kind = kind
+
+    @classmethod
+    async def open(cls, settings: Settings) -> Checkpoints:
+        url = settings.resolved_database_url
+        if url.startswith("postgresql://"):
+            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+            from psycopg.rows import dict_row
+            from psycopg_pool import AsyncConnectionPool
+
+            pool = AsyncConnectionPool(
+                url,
+                min_size=1,
+                max_size=10,
+                open=False,
+                kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+            )
+            await pool.open(wait=True, timeout=10)
+            pg_saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            await pg_saver.setup()
+            return cls(pg_saver, pool, "postgres")
+        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
+
+        path = sqlite_path(url)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        conn = await aiosqlite.connect(path)
+        await conn.execute("PRAGMA journal_mode=WAL")
+        await conn.execute("PRAGMA synchronous=NORMAL")
+        await conn.execute("PRAGMA busy_timeout=5000")
+        sqlite_saver = AsyncSqliteSaver(conn)
+        await sqlite_saver.setup()
+        return cls(sqlite_saver, conn, "sqlite")
+
+    async def close(self) -> None:
+        await self._closer.close()
+
+    async def prune(self, thread_id: str, keep: int) -> None:
+        """Delete all but the newest `keep` checkpoints of a thread (and their writes and blobs)."""
+        if self.kind == "sqlite":
+            conn: aiosqlite.Connection = self._closer
+            saver: Any = self.saver
+            async with saver.lock:
+                cutoff = await conn.execute(
+                    "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+                    "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
+                    (thread_id, keep - 1),
+                )
+                row = await cutoff.fetchone()
+                if row is None:
+                    return
+                for table in ("checkpoints", "writes"):
+                    await conn.execute(
+                        f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, row[0])
+                    )
+                await conn.commit()
+            return
+        async with self._closer.connection() as pg:
+            cur = await pg.execute(
+                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
+                "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET %s",
+                (thread_id, keep - 1),
+            )
+            row = await cur.fetchone()
+            if row is None:
+                return
+            cutoff_id = row["checkpoint_id"]
+            await pg.execute(
+                "DELETE FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_id < %s", (thread_id, cutoff_id)
+            )
+            await pg.execute(
+                "DELETE FROM checkpoints WHERE thread_id = %s AND checkpoint_id < %s", (thread_id, cutoff_id)
+            )
+            await pg.execute(
+                "DELETE FROM checkpoint_blobs b WHERE b.thread_id = %s AND NOT EXISTS ("
+                " SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id"
+                " AND c.checkpoint_ns = b.checkpoint_ns"
+                " AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)",
+                (thread_id,),
+            )
+
+    async def stored_bytes(self, thread_id: str | None = None) -> int:
+        """Bytes of checkpoint data stored (all threads, or one)."""
+        where, params = ("WHERE thread_id = ?", (thread_id,)) if thread_id else ("", ())
+        if self.kind == "sqlite":
+            conn: aiosqlite.Connection = self._closer
+            total = 0
+            for sql in (
+                f"SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints {where}",
+                f"SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes {where}",
+            ):
+                cur = await conn.execute(sql, params)
+                row = await cur.fetchone()
+                total += int(row[0]) if row else 0
+            return total
+        where = where.replace("?", "%s")
+        total = 0
+        async with self._closer.connection() as pg:
+            for sql in (
+                f"SELECT COALESCE(SUM(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) AS n FROM checkpoints {where}",
+                f"SELECT COALESCE(SUM(LENGTH(blob)), 0) AS n FROM checkpoint_blobs {where}",
+                f"SELECT COALESCE(SUM(LENGTH(blob)), 0) AS n FROM checkpoint_writes {where}",
+            ):
+                cur = await pg.execute(sql, params)
+                row = await cur.fetchone()
+                total += int(row["n"]) if row else 0
+        return total

@@ -1,0 +1,138 @@
+"""Small real agents for runtime tests: a tool-calling ReAct loop and a confirmation graph."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, TypedDict
+
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.tools import tool
+from langgraph.config import get_stream_writer
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import interrupt
+
+from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
+from bot.events import Action, Card, Final, Status
+from bot.history import add_bounded_messages
+from bot.offline.model import OfflineRequest, register_skill, tool_call
+
+
+class EchoState(TypedDict):
+    messages: Annotated[list[AnyMessage], add_bounded_messages]
+
+
+TOOL_DELAY = {"seconds": 0.0}
+
+
+@tool
+async def lookup(topic: str) -> str:
+    """Look up a topic in the notebook."""
+    writer = get_stream_writer()
+    writer(Status(text=f"Looking up {topic}…"))
+    if TOOL_DELAY["seconds"]:
+        await asyncio.sleep(TOOL_DELAY["seconds"])
+    return f"Notes about {topic}: nothing special."
+
+
+class _LookupSkill:
+    """Offline behaviour for the echo agent: 'look up X' → a lookup tool call, then a summary."""
+
+    def respond(self, request: OfflineRequest) -> AIMessage | None:
+        if "lookup" not in request.tool_names:
+            return None
+        text = request.last_human
+        if request.tool_results:
+            return AIMessage(content=f"Done. {request.tool_results[-1].content}")
+        if text.lower().startswith("look up "):
+            return AIMessage(content="", tool_calls=[tool_call("lookup", {"topic": text[8:].strip()})])
+        return AIMessage(content=f"echo: {text}")
+
+
+register_skill(_LookupSkill())
+
+
+class EchoAgent(AgentDefinition):
+    name = "echo"
+    command = "/echo"
+    summary = "echoes, or looks things up"
+    usage = "/echo TEXT"
+    intent_words = ("echo", "look up")
+
+    async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        tools = {"lookup": lookup}
+
+        async def chatbot(state: EchoState) -> dict[str, Any]:
+            messages = [SystemMessage("You echo."), *state["messages"]]
+            reply = await deps.models.ainvoke(lambda m: m.bind_tools([lookup]), messages)
+            return {"messages": [reply]}
+
+        async def run_tools(state: EchoState) -> dict[str, Any]:
+            last = state["messages"][-1]
+            assert isinstance(last, AIMessage)
+            results = []
+            for call in last.tool_calls:
+                output = await tools[call["name"]].ainvoke(call["args"])
+                results.append(ToolMessage(content=output, tool_call_id=call["id"], name=call["name"]))
+            return {"messages": results}
+
+        def route(state: EchoState) -> str:
+            last = state["messages"][-1]
+            return "tools" if isinstance(last, AIMessage) and last.tool_calls else END
+
+        builder = StateGraph(EchoState)
+        builder.add_node("chatbot", chatbot)
+        builder.add_node("tools", run_tools)
+        builder.add_edge(START, "chatbot")
+        builder.add_conditional_edges("chatbot", route, ["tools", END])
+        builder.add_edge("tools", "chatbot")
+        return builder.compile(checkpointer=deps.checkpointer)
+
+    def turn_input(self, turn: TurnInput) -> dict[str, Any]:
+        if turn.text == "bad":
+            raise BadInput("That input is refused.")
+        return {"messages": [HumanMessage(turn.text)]}
+
+    def final(self, state: dict[str, Any]) -> Final:
+        return Final(text=str(state["messages"][-1].content), data={"messages": len(state["messages"])})
+
+
+class ConfirmState(TypedDict):
+    request: str
+    decision: str
+
+
+class ConfirmAgent(AgentDefinition):
+    """Asks for confirmation with buttons, then reports the decision."""
+
+    name = "confirm"
+    command = "/confirm"
+    summary = "asks before doing something"
+    usage = "/confirm WHAT"
+
+    async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        def ask(state: ConfirmState) -> dict[str, Any]:
+            decision = interrupt({"question": f"Really {state['request']}?"})
+            return {"decision": str(decision)}
+
+        builder = StateGraph(ConfirmState)
+        builder.add_node("ask", ask)
+        builder.add_edge(START, "ask")
+        builder.add_edge("ask", END)
+        return builder.compile(checkpointer=deps.checkpointer)
+
+    def turn_input(self, turn: TurnInput) -> dict[str, Any]:
+        return {"request": turn.text, "decision": ""}
+
+    def interrupted(self, value: Any) -> Final:
+        return Final(
+            text=value["question"],
+            cards=[Card(title=value["question"], actions=[
+                Action(label="Confirm", value="confirm", style="primary"),
+                Action(label="Cancel", value="cancel", style="danger"),
+            ])],
+            data={"awaiting_input": True},
+        )
+
+    def final(self, state: dict[str, Any]) -> Final:
+        return Final(text=f"Decision: {state['decision']}", data={"decision": state["decision"]})
