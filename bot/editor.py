@@ -88,7 +88,8 @@ def _split_block(block: str, limit: int) -> list[str]:
         closer = fence_open.group(1) + fence_open.group(2)
         body = lines[1:-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else lines[1:]
         room = limit - len(opener) - len(closer) - 2
-        parts, current = [], []
+        parts: list[str] = []
+        current: list[str] = []
         size = 0
         for line in body:
             pieces = [line] if len(line) <= room else [line[i : i + room] for i in range(0, len(line), room)]

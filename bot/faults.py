@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import random
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
-import httpx
 import openai
 
 from bot.events import FailureKind
@@ -75,7 +76,7 @@ class TurnFailed(Exception):
         self.retry_after = retry_after
 
 
-def _retry_after(response: httpx.Response | None) -> float | None:
+def _retry_after(response: Any) -> float | None:
     if response is None:
         return None
     ms = response.headers.get("retry-after-ms")
@@ -116,9 +117,9 @@ def classify(exc: BaseException) -> Fault:
     if isinstance(exc, openai.APIError):
         # Raised for errors inside an SSE stream and for undecodable chunks.
         return Fault(FaultClass.TRANSIENT)
-    if isinstance(exc, httpx.TransportError | ConnectionError):
+    if isinstance(exc, ConnectionError) or type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
         return Fault(FaultClass.TRANSIENT)
-    if isinstance(exc, ValueError) and "json" in str(exc).lower():
+    if isinstance(exc, json.JSONDecodeError):  # the SDK lets an undecodable chunk escape as is
         return Fault(FaultClass.TRANSIENT)
     return Fault(FaultClass.BAD_REQUEST)
 

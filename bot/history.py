@@ -51,7 +51,7 @@ def dangling_tool_calls(messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:
     dangling: list[dict[str, Any]] = []
     for message in messages:
         if isinstance(message, AIMessage):
-            dangling.extend(c for c in message.tool_calls if c.get("id") not in answered)
+            dangling.extend(dict(c) for c in message.tool_calls if c.get("id") not in answered)
     return dangling
 
 

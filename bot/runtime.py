@@ -20,6 +20,7 @@ from langchain_core.messages import (
     SystemMessage,
     ToolMessage,
 )
+from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command
@@ -72,7 +73,7 @@ class _Turn:
     key: ConversationKey
     agent: AgentDefinition
     graph: CompiledStateGraph
-    config: dict[str, Any]
+    config: RunnableConfig
     state: TurnState
 
 
@@ -244,7 +245,7 @@ class ConversationRuntime:
                 )
         return None
 
-    def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> dict[str, Any]:
+    def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> RunnableConfig:
         return {
             "configurable": {"thread_id": self.checkpoint_thread(key, agent.name, generation)},
             "recursion_limit": RECURSION_LIMIT,
@@ -307,7 +308,7 @@ class ConversationRuntime:
         async for event in self._run(key, agent, graph, config, record.state, turn_input, user_text=text):
             yield event
 
-    async def _repair(self, graph: CompiledStateGraph, config: dict[str, Any], turn_input: Any) -> Any:
+    async def _repair(self, graph: CompiledStateGraph, config: RunnableConfig, turn_input: Any) -> Any:
         """Close tool calls left without results (crash, timeout) before the next user message, so
         the model never sees an invalid history."""
         if not isinstance(turn_input, dict) or "messages" not in turn_input:
@@ -333,7 +334,7 @@ class ConversationRuntime:
         key: ConversationKey,
         agent: AgentDefinition,
         graph: CompiledStateGraph,
-        config: dict[str, Any],
+        config: RunnableConfig,
         state: str,
         graph_input: Any,
         *,
@@ -387,11 +388,12 @@ class ConversationRuntime:
             await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
             log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)
 
-    async def _stream(self, graph: CompiledStateGraph, config: dict[str, Any], graph_input: Any) -> AsyncIterator[StreamEvent]:
+    async def _stream(self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any) -> AsyncIterator[StreamEvent]:
         """Translate LangGraph's stream into stream events."""
-        async for mode, chunk in graph.astream(
+        stream: AsyncIterator[Any] = graph.astream(
             graph_input, config, stream_mode=["messages", "updates", "custom"]
-        ):
+        )
+        async for mode, chunk in stream:
             if mode == "messages":
                 message, metadata = chunk
                 if (
