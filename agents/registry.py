@@ -7,10 +7,13 @@ import importlib
 from bot.agent import AgentDefinition
 
 # Packages under agents/ that export AGENT; a package not present (not built yet) is skipped.
-AGENT_PACKAGES = ("hotel", "shopping", "proofread")
+AGENT_PACKAGES = ("hotel", "shopping", "proofread", "chat")
+# The agent for text that no intent claims.
+FALLBACK_AGENT = "chat"
 
 
-def registered_agents() -> list[AgentDefinition]:
+def registered_agents(plugins: str = "") -> list[AgentDefinition]:
+    """The built-in agents plus `plugins` ("module:ATTRIBUTE,…", from CONCIERGE_AGENT_PLUGINS)."""
     found: list[AgentDefinition] = []
     for package in AGENT_PACKAGES:
         name = f"agents.{package}"
@@ -23,6 +26,10 @@ def registered_agents() -> list[AgentDefinition]:
         agent = getattr(module, "AGENT", None)
         if agent is not None:
             found.append(agent)
+    for spec in filter(None, (p.strip() for p in plugins.split(","))):
+        module_name, _, attribute = spec.partition(":")
+        plugin = getattr(importlib.import_module(module_name), attribute or "AGENT")
+        found.append(plugin() if isinstance(plugin, type) else plugin)
     return found
 
 
@@ -31,6 +38,8 @@ def route_by_intent(text: str, agents: list[AgentDefinition]) -> AgentDefinition
     lowered = text.lower()
     best: tuple[int, AgentDefinition] | None = None
     for agent in agents:
+        if agent.name == FALLBACK_AGENT:
+            continue
         score = sum(1 for word in agent.intent_words if word.lower() in lowered)
         if score and (best is None or score > best[0]):
             best = (score, agent)

@@ -52,6 +52,7 @@ class Settings(BaseSettings):
         200_000, ge=1_000, validation_alias=_env("CONCIERGE_MAX_ATTACHMENT_BYTES")
     )
     tool_retries: int = Field(1, ge=0, le=5, validation_alias=_env("CONCIERGE_TOOL_RETRIES"))
+    agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
 
     # --- agents -------------------------------------------------------------------------

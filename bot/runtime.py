@@ -109,7 +109,7 @@ class ConversationRuntime:
         if agents is None:
             from agents.registry import registered_agents
 
-            agents = registered_agents()
+            agents = registered_agents(settings.agent_plugins)
         set_history_window(settings.history_window)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         app_db = await AppDatabase.open(settings.resolved_database_url)
@@ -243,6 +243,10 @@ class ConversationRuntime:
                     f"`{file.filename}` is too large ({len(file.content) // 1000} KB); "
                     f"the limit is {self.settings.max_attachment_bytes // 1000} KB."
                 )
+            try:
+                file.text()  # every agent reads text; refuse binary or non-UTF-8 files up front
+            except BadInput as exc:
+                return str(exc)
         return None
 
     def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> RunnableConfig:
@@ -288,9 +292,9 @@ class ConversationRuntime:
         else:
             agent = self._agents.get(record.agent or "")
             if agent is None:
-                from agents.registry import route_by_intent
+                from agents.registry import FALLBACK_AGENT, route_by_intent
 
-                agent = route_by_intent(text, list(self._agents.values()))
+                agent = route_by_intent(text, list(self._agents.values())) or self._agents.get(FALLBACK_AGENT)
             if agent is None:
                 async for event in self._small_talk(text):
                     yield event

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from typing import Annotated, Any, TypedDict
 
-from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage, ToolMessage
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, SystemMessage
 from langchain_core.tools import tool
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
@@ -16,13 +17,19 @@ from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.events import Action, Card, Final, Status
 from bot.history import add_bounded_messages
 from bot.offline.model import OfflineRequest, register_skill, tool_call
+from bot.tools import ToolRunner
+
+
+async def _no_sleep(_: float) -> None:
+    return None
 
 
 class EchoState(TypedDict):
     messages: Annotated[list[AnyMessage], add_bounded_messages]
 
 
-TOOL_DELAY = {"seconds": 0.0}
+TOOL_DELAY = {"seconds": float(os.environ.get("ECHO_TOOL_DELAY", "0"))}
+TOOL_FAILURES = {"remaining": 0}
 
 
 @tool
@@ -32,6 +39,9 @@ async def lookup(topic: str) -> str:
     writer(Status(text=f"Looking up {topic}…"))
     if TOOL_DELAY["seconds"]:
         await asyncio.sleep(TOOL_DELAY["seconds"])
+    if TOOL_FAILURES["remaining"]:
+        TOOL_FAILURES["remaining"] -= 1
+        raise ConnectionError("notebook service down")
     return f"Notes about {topic}: nothing special."
 
 
@@ -43,7 +53,10 @@ class _LookupSkill:
             return None
         text = request.last_human
         if request.tool_results:
-            return AIMessage(content=f"Done. {request.tool_results[-1].content}")
+            result = request.tool_results[-1]
+            if result.status == "error":
+                return AIMessage(content="The notebook is unavailable right now, so I can't look that up.")
+            return AIMessage(content=f"Done. {result.content}")
         if text.lower().startswith("look up "):
             return AIMessage(content="", tool_calls=[tool_call("lookup", {"topic": text[8:].strip()})])
         return AIMessage(content=f"echo: {text}")
@@ -60,7 +73,7 @@ class EchoAgent(AgentDefinition):
     intent_words = ("echo", "look up")
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
-        tools = {"lookup": lookup}
+        runner = ToolRunner([lookup], retries=deps.settings.tool_retries, sleep=_no_sleep)
 
         async def chatbot(state: EchoState) -> dict[str, Any]:
             messages = [SystemMessage("You echo."), *state["messages"]]
@@ -70,11 +83,7 @@ class EchoAgent(AgentDefinition):
         async def run_tools(state: EchoState) -> dict[str, Any]:
             last = state["messages"][-1]
             assert isinstance(last, AIMessage)
-            results = []
-            for call in last.tool_calls:
-                output = await tools[call["name"]].ainvoke(call["args"])
-                results.append(ToolMessage(content=output, tool_call_id=call["id"], name=call["name"]))
-            return {"messages": results}
+            return {"messages": await runner.run(last)}
 
         def route(state: EchoState) -> str:
             last = state["messages"][-1]
