@@ -1,0 +1,91 @@
+"""Storage on SQLite and PostgreSQL: checkpoints, pruning, thread records, delivery de-duplication."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from pathlib import Path
+
+import pytest
+
+from bot.config import Settings, load_settings
+from bot.conversation import ConversationKey
+from bot.events import Final
+from bot.runtime import ConversationRuntime
+from bot.storage import AppDatabase
+from tests.support.agents import EchoAgent
+
+
+@pytest.fixture(params=["sqlite", "postgres"])
+def any_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
+    overrides: dict[str, object] = {"CONCIERGE_DATA_DIR": tmp_path, "CONCIERGE_LLM": "offline", "CONCIERGE_CHECKPOINTS_KEPT": 4}
+    if request.param == "postgres":
+        overrides["CONCIERGE_DATABASE_URL"] = request.getfixturevalue("postgres_url")
+    return load_settings(**overrides, _env_file=None)
+
+
+async def test_conversation_continues_and_old_checkpoints_are_pruned(any_settings: Settings) -> None:
+    key = ConversationKey.console(f"store-{uuid.uuid4().hex[:8]}")
+    async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
+        for i in range(6):
+            events = [e async for e in rt.handle(key, f"/echo look up thing{i}")]
+            assert isinstance(events[-1], Final)
+        graph = await rt._graph(rt._agents["echo"])
+        config = rt._config(key, rt._agents["echo"], 0)
+        history = [c async for c in graph.aget_state_history(config)]
+        assert len(history) == 4  # CONCIERGE_CHECKPOINTS_KEPT
+        latest = history[0].values["messages"]
+        assert len(latest) == 24 and "thing5" in latest[-1].content
+        assert await rt.checkpoints.stored_bytes(config["configurable"]["thread_id"]) > 0
+    # A new process (a new runtime) sees the same conversation.
+    async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
+        events = [e async for e in rt.handle(key, "/echo look up more")]
+        assert isinstance(events[-1], Final) and events[-1].data["messages"] == 28
+
+
+async def test_delivery_ids_are_claimed_once_until_they_expire(any_settings: Settings) -> None:
+    db = await AppDatabase.open(any_settings.resolved_database_url)
+    try:
+        delivery = f"Ev{uuid.uuid4().hex}"
+        assert await db.claim_delivery(delivery, ttl=60)
+        assert not await db.claim_delivery(delivery, ttl=60)
+        expiring = f"Ev{uuid.uuid4().hex}"
+        assert await db.claim_delivery(expiring, ttl=0.05)
+        await asyncio.sleep(0.1)
+        assert await db.claim_delivery(expiring, ttl=60)
+    finally:
+        await db.close()
+
+
+async def test_concurrent_claims_of_one_delivery_only_one_wins(any_settings: Settings) -> None:
+    db = await AppDatabase.open(any_settings.resolved_database_url)
+    try:
+        delivery = f"Ev{uuid.uuid4().hex}"
+        results = await asyncio.gather(*(db.claim_delivery(delivery, ttl=60) for _ in range(10)))
+        assert results.count(True) == 1
+    finally:
+        await db.close()
+
+
+async def test_two_runtimes_on_postgres_never_run_one_thread_at_once(tmp_path: Path, postgres_url: str) -> None:
+    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DATABASE_URL=postgres_url, _env_file=None)
+    key = ConversationKey.console(f"shared-{uuid.uuid4().hex[:8]}")
+    a = await ConversationRuntime.open(settings, agents=[EchoAgent()])
+    b = await ConversationRuntime.open(settings, agents=[EchoAgent()])
+    try:
+        async def turn(rt: ConversationRuntime, i: int) -> None:
+            events = [e async for e in rt.handle(key, f"/echo look up n{i}")]
+            assert isinstance(events[-1], Final)
+
+        await asyncio.gather(*(turn(a if i % 2 else b, i) for i in range(8)))
+        graph = await a._graph(a._agents["echo"])
+        config = a._config(key, a._agents["echo"], 0)
+        history = [c async for c in graph.aget_state_history(config)]
+        for newer, older in zip(history, history[1:], strict=False):
+            assert newer.parent_config is not None
+            assert newer.parent_config["configurable"]["checkpoint_id"] == older.config["configurable"]["checkpoint_id"]
+        messages = history[0].values["messages"]
+        assert len(messages) == 32  # 8 turns × (human, tool call, tool result, answer): none lost
+    finally:
+        await a.close()
+        await b.close()
