@@ -9,7 +9,7 @@ import contextlib
 import logging
 import time
 from collections.abc import AsyncIterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from langchain_core.messages import (
@@ -23,7 +23,7 @@ from langchain_core.messages import (
 from langchain_core.runnables import RunnableConfig
 from langgraph.errors import GraphRecursionError
 from langgraph.graph.state import CompiledStateGraph
-from langgraph.types import Command
+from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
 from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
@@ -34,13 +34,15 @@ from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling, set_history_window
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import ModelProvider
-from bot.storage import AppDatabase, Checkpoints
+from bot.storage import AppDatabase, Checkpoints, ThreadRecord
 
 log = logging.getLogger(__name__)
 
 RESET_COMMANDS = ("/reset", "/new")
 HELP_COMMANDS = ("/help",)
 RECURSION_LIMIT = 25
+PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after each one
+INTERRUPT = "__interrupt__"
 SMALL_TALK_PROMPT = (
     "You are Concierge, a helpful assistant in a chat workspace. You can search hotels (/hotel), "
     "help with shopping (/shop) and proofread Markdown articles (/proofread). Answer briefly."
@@ -69,12 +71,9 @@ class _FifoLocks:
 
 
 @dataclass
-class _Turn:
-    key: ConversationKey
-    agent: AgentDefinition
-    graph: CompiledStateGraph
-    config: RunnableConfig
-    state: TurnState
+class _Outcome:
+    values: dict[str, Any] = field(default_factory=dict)
+    interrupts: list[Interrupt] = field(default_factory=list)
 
 
 class ConversationRuntime:
@@ -112,8 +111,8 @@ class ConversationRuntime:
             agents = registered_agents(settings.agent_plugins)
         set_history_window(settings.history_window)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
-        app_db = await AppDatabase.open(settings.resolved_database_url)
         checkpoints = await Checkpoints.open(settings)
+        app_db = await AppDatabase.open(settings.resolved_database_url, share=checkpoints)
         runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings), agents)
         try:
             await runtime._recover()
@@ -136,8 +135,8 @@ class ConversationRuntime:
                 with contextlib.suppress(Exception):
                     await agent.close()
         self._graphs.clear()
-        await self.checkpoints.close()
         await self.app_db.close()
+        await self.checkpoints.close()
 
     def agents(self) -> list[AgentDefinition]:
         return list(self._agents.values())
@@ -223,7 +222,7 @@ class ConversationRuntime:
             snapshot = await graph.aget_state(config)
             if not snapshot.interrupts:
                 return
-            async for event in self._run(key, agent, graph, config, record.state, Command(resume=value)):
+            async for event in self._run(key, agent, graph, config, record, Command(resume=value)):
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
@@ -304,12 +303,11 @@ class ConversationRuntime:
         except BadInput as exc:
             yield Failure(kind="bad_input", user_message=str(exc))
             return
-        if record.agent != agent.name:
-            await self.app_db.update_thread(key.thread_id, agent=agent.name)
         graph = await self._graph(agent)
         config = self._config(key, agent, record.generation)
-        turn_input = await self._repair(graph, config, turn_input)
-        async for event in self._run(key, agent, graph, config, record.state, turn_input, user_text=text):
+        if record.state != TurnState.IDLE or record.agent != agent.name:
+            turn_input = await self._repair(graph, config, turn_input)
+        async for event in self._run(key, agent, graph, config, record, turn_input, user_text=text):
             yield event
 
     async def _repair(self, graph: CompiledStateGraph, config: RunnableConfig, turn_input: Any) -> Any:
@@ -339,35 +337,34 @@ class ConversationRuntime:
         agent: AgentDefinition,
         graph: CompiledStateGraph,
         config: RunnableConfig,
-        state: str,
+        record: ThreadRecord,
         graph_input: Any,
         *,
         user_text: str | None = None,
     ) -> AsyncIterator[StreamEvent]:
         started = time.monotonic()
-        record = await self.app_db.get_thread(key.thread_id)
-        turn_no = (record.turn if record else 0) + 1
-        current = TurnState(state)
+        turn_no = record.turn + 1
+        current = TurnState(record.state)
         if current in IN_FLIGHT:  # left in flight by another process that died
             current = await self._transition(key, current, TurnEvent.INTERRUPTED)
         current = await self._transition(
             key, current, TurnEvent.USER_MESSAGE,
-            turn=turn_no, pending={"text": (user_text or "")[:2000], "agent": agent.name}, note=None,
+            turn=turn_no, pending={"text": (user_text or "")[:2000]}, note=None, agent=agent.name,
         )
         final: Final | Failure | None = None
+        outcome = _Outcome()
         try:
             async with asyncio.timeout(self.settings.turn_deadline):
-                async for event in self._stream(graph, config, graph_input):
+                async for event in self._stream(graph, config, graph_input, outcome):
                     if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
                         current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
                     elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
                         current = await self._transition(key, current, TurnEvent.TOOL_DONE)
                     yield event
-                snapshot = await graph.aget_state(config)
-                if snapshot.interrupts:
-                    final = agent.interrupted(snapshot.interrupts[0].value)
+                if outcome.interrupts:
+                    final = agent.interrupted(outcome.interrupts[0].value)
                 else:
-                    final = agent.final(dict(snapshot.values))
+                    final = agent.final(dict(outcome.values))
         except TurnFailed as exc:
             final = Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
         except TimeoutError:
@@ -389,16 +386,21 @@ class ConversationRuntime:
             yield final
         finally:
             await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None)
-            await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
+            if turn_no % PRUNE_EVERY == 0:
+                await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
             log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)
 
-    async def _stream(self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any) -> AsyncIterator[StreamEvent]:
-        """Translate LangGraph's stream into stream events."""
+    async def _stream(
+        self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any, outcome: _Outcome
+    ) -> AsyncIterator[StreamEvent]:
+        """Translate LangGraph's stream into stream events; the final state lands in `outcome`."""
         stream: AsyncIterator[Any] = graph.astream(
-            graph_input, config, stream_mode=["messages", "updates", "custom"]
+            graph_input, config, stream_mode=["messages", "updates", "custom", "values"]
         )
         async for mode, chunk in stream:
-            if mode == "messages":
+            if mode == "values":
+                outcome.values = chunk
+            elif mode == "messages":
                 message, metadata = chunk
                 if (
                     isinstance(message, AIMessageChunk)
@@ -408,6 +410,9 @@ class ConversationRuntime:
                 ):
                     yield Token(text=message.content)
             elif mode == "updates":
+                if INTERRUPT in (chunk or {}):
+                    outcome.interrupts = list(chunk[INTERRUPT])
+                    continue
                 for update in (chunk or {}).values():
                     for message in _messages_of(update):
                         if isinstance(message, AIMessage) and message.tool_calls:

@@ -59,13 +59,30 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
 
+async def _connect_sqlite(path: Path) -> aiosqlite.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = await aiosqlite.connect(path)
+    await conn.execute("PRAGMA journal_mode=WAL")
+    await conn.execute("PRAGMA synchronous=NORMAL")
+    await conn.execute("PRAGMA busy_timeout=15000")
+    return conn
+
+
 class AppDatabase:
     """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication."""
 
-    def __init__(self, *, sqlite: aiosqlite.Connection | None = None, pool: Any = None) -> None:
+    def __init__(
+        self,
+        *,
+        sqlite: aiosqlite.Connection | None = None,
+        pool: Any = None,
+        lock: asyncio.Lock | None = None,
+        owns_connection: bool = True,
+    ) -> None:
         self._sqlite = sqlite
         self._pool = pool
-        self._write_lock = asyncio.Lock()
+        self._write_lock = lock or asyncio.Lock()
+        self._owns = owns_connection
         self._last_sweep = 0.0
 
     @property
@@ -73,8 +90,12 @@ class AppDatabase:
         return self._pool is not None
 
     @classmethod
-    async def open(cls, url: str) -> AppDatabase:
-        if url.startswith("postgresql://"):
+    async def open(cls, url: str, *, share: Checkpoints | None = None) -> AppDatabase:
+        """Open the app database; with `share` (a SQLite checkpointer on the same file) it uses the
+        checkpointer's connection and lock, so the two never contend for SQLite's write lock."""
+        if share is not None and share.kind == "sqlite":
+            db = cls(sqlite=share.connection, lock=share.saver.lock, owns_connection=False)  # type: ignore[attr-defined]
+        elif url.startswith("postgresql://"):
             from psycopg.rows import dict_row
             from psycopg_pool import AsyncConnectionPool
 
@@ -90,18 +111,13 @@ class AppDatabase:
         else:
             path = sqlite_path(url)
             path.parent.mkdir(parents=True, exist_ok=True)
-            conn = await aiosqlite.connect(path)
-            conn.row_factory = aiosqlite.Row
-            await conn.execute("PRAGMA journal_mode=WAL")
-            await conn.execute("PRAGMA synchronous=NORMAL")
-            await conn.execute("PRAGMA busy_timeout=5000")
-            db = cls(sqlite=conn)
+            db = cls(sqlite=await _connect_sqlite(path))
         for statement in _SCHEMA:
             await db.execute(statement)
         return db
 
     async def close(self) -> None:
-        if self._sqlite is not None:
+        if self._sqlite is not None and self._owns:
             await self._sqlite.close()
         if self._pool is not None:
             await self._pool.close()
@@ -128,7 +144,8 @@ class AppDatabase:
                 return list(await cur.fetchall())
         assert self._sqlite is not None
         async with self._sqlite.execute(sql, params) as cur:
-            return [dict(row) for row in await cur.fetchall()]
+            names = [c[0] for c in cur.description or ()]
+            return [dict(zip(names, row, strict=True)) for row in await cur.fetchall()]
 
     # --- threads ------------------------------------------------------------------------
     async def get_thread(self, key: str) -> ThreadRecord | None:
@@ -231,15 +248,16 @@ class Checkpoints:
             return cls(pg_saver, pool, "postgres")
         from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 
-        path = sqlite_path(url)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        conn = await aiosqlite.connect(path)
-        await conn.execute("PRAGMA journal_mode=WAL")
-        await conn.execute("PRAGMA synchronous=NORMAL")
-        await conn.execute("PRAGMA busy_timeout=5000")
+        conn = await _connect_sqlite(sqlite_path(url))
         sqlite_saver = AsyncSqliteSaver(conn)
         await sqlite_saver.setup()
         return cls(sqlite_saver, conn, "sqlite")
+
+    @property
+    def connection(self) -> aiosqlite.Connection:
+        if self.kind != "sqlite":
+            raise AttributeError("only a SQLite checkpointer has a single connection")
+        return self._closer  # type: ignore[no-any-return]
 
     async def close(self) -> None:
         await self._closer.close()

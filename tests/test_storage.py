@@ -27,7 +27,7 @@ def any_settings(request: pytest.FixtureRequest, tmp_path: Path) -> Settings:
 async def test_conversation_continues_and_old_checkpoints_are_pruned(any_settings: Settings) -> None:
     key = ConversationKey.console(f"store-{uuid.uuid4().hex[:8]}")
     async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
-        for i in range(6):
+        for i in range(8):  # pruning runs every fourth turn
             events = [e async for e in rt.handle(key, f"/echo look up thing{i}")]
             assert isinstance(events[-1], Final)
         graph = await rt._graph(rt._agents["echo"])
@@ -35,12 +35,12 @@ async def test_conversation_continues_and_old_checkpoints_are_pruned(any_setting
         history = [c async for c in graph.aget_state_history(config)]
         assert len(history) == 4  # CONCIERGE_CHECKPOINTS_KEPT
         latest = history[0].values["messages"]
-        assert len(latest) == 24 and "thing5" in latest[-1].content
+        assert len(latest) == 32 and "thing7" in latest[-1].content
         assert await rt.checkpoints.stored_bytes(config["configurable"]["thread_id"]) > 0
     # A new process (a new runtime) sees the same conversation.
     async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
         events = [e async for e in rt.handle(key, "/echo look up more")]
-        assert isinstance(events[-1], Final) and events[-1].data["messages"] == 28
+        assert isinstance(events[-1], Final) and events[-1].data["messages"] == 36
 
 
 async def test_delivery_ids_are_claimed_once_until_they_expire(any_settings: Settings) -> None:
