@@ -1,0 +1,79 @@
+"""The Slack front end: `python -m bot slack [--socket]` runs `serve()`."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+import aiohttp
+from aiohttp import web
+
+from adapters.slack.app import SlackBot, build_app, make_client
+from bot.config import ConfigError, Settings
+
+__all__ = ["EVENTS_PATH", "SlackBot", "build_app", "serve", "web_app"]
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all arrive here
+
+
+def web_app(bot: SlackBot) -> web.Application:
+    """bolt's aiohttp application plus a health check for the hosting platform."""
+    app = bot.app.web_app(path=EVENTS_PATH)
+
+    async def health(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app.router.add_get("/healthz", health)
+    return app
+
+
+async def serve(settings: Settings, *, socket: bool = False) -> None:
+    """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode."""
+    from bot.runtime import ConversationRuntime
+
+    if socket and settings.slack_app_token is None:
+        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (an app-level token, xapp-…, with connections:write).")
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, stop.set)
+    async with aiohttp.ClientSession() as session, await ConversationRuntime.open(settings) as runtime:
+        bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
+        await bot.start()
+        try:
+            if socket:
+                await _socket_mode(bot, settings, stop)
+            else:
+                await _http(bot, settings, stop)
+        finally:
+            log.info("shutting down: waiting for turns in progress")
+            await bot.close(within=20.0)
+
+
+async def _http(bot: SlackBot, settings: Settings, stop: asyncio.Event) -> None:
+    runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, "0.0.0.0", settings.port).start()
+        log.info("Slack bot listening on port %d (%s)", settings.port, EVENTS_PATH)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _socket_mode(bot: SlackBot, settings: Settings, stop: asyncio.Event) -> None:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    assert settings.slack_app_token is not None
+    handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+    await handler.connect_async()
+    log.info("Slack bot connected in Socket Mode")
+    try:
+        await stop.wait()
+    finally:
+        await handler.close_async()

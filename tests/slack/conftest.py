@@ -1,0 +1,92 @@
+"""A real bolt AsyncApp served over HTTP on 127.0.0.1, its real AsyncWebClient pointed at the fake
+Slack Web API, and a signed-delivery client playing Slack."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+from aiohttp import web
+
+from adapters.slack import SlackBot, web_app
+from adapters.slack.app import make_client
+from bot.agent import AgentDefinition
+from bot.config import Settings, load_settings
+from bot.runtime import ConversationRuntime
+from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlackAPI, SlackDelivery
+from tests.slack.agents import CardsAgent, ReportAgent
+from tests.support.agents import ConfirmAgent
+
+
+@dataclass
+class SlackHarness:
+    api: FakeSlackAPI
+    slack: SlackDelivery
+    bot: SlackBot
+    runtime: ConversationRuntime
+    settings: Settings
+    url: str
+
+    async def settle(self) -> None:
+        """Wait for every turn the bot started to finish."""
+        await self.bot.drain(within=20)
+
+
+def slack_settings(tmp_path: Path, api: FakeSlackAPI, **overrides: Any) -> Settings:
+    values: dict[str, Any] = {
+        "CONCIERGE_DATA_DIR": tmp_path,
+        "CONCIERGE_LLM": "offline",
+        "SLACK_BOT_TOKEN": BOT_TOKEN,
+        "SLACK_SIGNING_SECRET": SIGNING_SECRET,
+        "SLACK_API_BASE_URL": api.base_url,
+        "CONCIERGE_EDIT_INTERVAL": 0.2,
+        "_env_file": None,
+    }
+    values.update(overrides)
+    return load_settings(**values)
+
+
+@pytest.fixture
+async def slack_api() -> AsyncIterator[FakeSlackAPI]:
+    async with FakeSlackAPI() as api:
+        yield api
+
+
+HarnessFactory = Callable[..., Any]
+
+
+@pytest.fixture
+async def make_harness(tmp_path: Path, slack_api: FakeSlackAPI) -> AsyncIterator[HarnessFactory]:
+    opened: list[tuple[SlackHarness, web.AppRunner]] = []
+
+    async def make(agents: Sequence[AgentDefinition] | None = None, **overrides: Any) -> SlackHarness:
+        settings = slack_settings(tmp_path / f"h{len(opened)}", slack_api, **overrides)
+        runtime = await ConversationRuntime.open(
+            settings, agents=list(agents) if agents is not None else [CardsAgent(), ReportAgent(), ConfirmAgent()]
+        )
+        bot = SlackBot(settings, runtime, client=make_client(settings))
+        await bot.start()
+        runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+        url = f"http://127.0.0.1:{port}/slack/events"
+        harness = SlackHarness(slack_api, SlackDelivery(url, slack_api), bot, runtime, settings, url)
+        opened.append((harness, runner))
+        return harness
+
+    yield make
+    for harness, runner in reversed(opened):
+        await harness.slack.close()
+        await runner.cleanup()
+        await harness.bot.close(within=5)
+        await harness.runtime.close()
+
+
+@pytest.fixture
+async def harness(make_harness: HarnessFactory) -> SlackHarness:
+    return await make_harness()
