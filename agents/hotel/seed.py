@@ -195,7 +195,7 @@ def generate_hotels() -> tuple[Hotel, ...]:
 
 @cache
 def _base_rate(hotel_id: str) -> tuple[float, geo.City]:
-    hotel = _hotels_by_id()[hotel_id]
+    hotel = demo_hotels()[hotel_id]
     city = geo.CITIES[hotel.city.lower()]
     district = city.district(hotel.district)
     factor = district.price_factor if district else 1.0
@@ -205,7 +205,8 @@ def _base_rate(hotel_id: str) -> tuple[float, geo.City]:
 
 
 @cache
-def _hotels_by_id() -> dict[str, Hotel]:
+def demo_hotels() -> dict[str, Hotel]:
+    """The demo hotels by id."""
     return {h.id: h for h in generate_hotels()}
 
 
@@ -230,9 +231,9 @@ def round_price(value: float, step: float) -> float:
 _MASK64 = (1 << 64) - 1
 
 
-def _night_units(hotel_id: str, night: date) -> tuple[float, float]:
-    """Two stable uniforms for a hotel and night (splitmix64: cheap enough for 200k rows)."""
-    x = (_hotel_key(hotel_id) + night.toordinal() * 0x9E3779B97F4A7C15) & _MASK64
+def stable_units(hotel_id: str, night: date, salt: int = 0) -> tuple[float, float]:
+    """Two stable uniforms in [0, 1) for a hotel, night and salt (splitmix64: cheap for 200k rows)."""
+    x = (_hotel_key(hotel_id) + night.toordinal() * 0x9E3779B97F4A7C15 + salt * 0xD1B54A32D192ED03) & _MASK64
     x = ((x ^ (x >> 30)) * 0xBF58476D1CE4E5B9) & _MASK64
     x = ((x ^ (x >> 27)) * 0x94D049BB133111EB) & _MASK64
     x ^= x >> 31
@@ -247,15 +248,16 @@ def _hotel_key(hotel_id: str) -> int:
 def nightly_rate(hotel_id: str, night: date) -> tuple[float, bool]:
     """The seed's price and availability for one demo hotel and night (independent of today)."""
     base, city = _base_rate(hotel_id)
-    noise, sold = _night_units(hotel_id, night)
+    noise, sold = stable_units(hotel_id, night)
     season = season_factor(city, night)
     price = round_price(base * season * (0.94 + 0.12 * noise), city.price_step)
     sold_out_chance = 0.03 + 0.25 * (season - 1.0) if season > 1.0 else 0.02
     return price, sold >= sold_out_chance
 
 
-def is_demo_hotel(hotel_id: str) -> bool:
-    return hotel_id in _hotels_by_id()
+def price_step(hotel_id: str) -> float:
+    """What the hotel's prices are rounded to (1 unit, or 100 yen…)."""
+    return _base_rate(hotel_id)[1].price_step
 
 
 def generate(today: date, days: int = DEFAULT_DAYS) -> tuple[list[Hotel], list[AvailabilityRow]]:

@@ -493,6 +493,22 @@ class HotelStore:
             by_id.update((row[0], _hotel_from_row(row)) for row in rows)
         return [by_id[i] for i in dict.fromkeys(ids) if i in by_id]
 
+    async def nightly_rates(self, hotel_ids: Sequence[str], start: date, end: date) -> list[AvailabilityRow]:
+        """The stored rates of the hotels for nights from `start` up to (not including) `end`."""
+        rows: list[AvailabilityRow] = []
+        for chunk in _batches(list(dict.fromkeys(hotel_ids)), 500):
+            fetched = await self._db.fetch(
+                "SELECT hotel_id, night, price, available FROM hotel_availability "
+                f"WHERE hotel_id IN ({_placeholders(len(chunk))}) AND night >= ? AND night < ? "
+                "ORDER BY hotel_id, night",
+                (*chunk, self._db.night(start), self._db.night(end)),
+            )
+            rows.extend(
+                AvailabilityRow(hotel_id=h, date=_as_date(n), price=float(p), available=bool(a))
+                for h, n, p, a in fetched
+            )
+        return rows
+
     async def search(self, q: HotelQuery) -> list[HotelOffer]:
         """Offers in the city for the stay, filtered and sorted; available hotels always come first.
 
