@@ -1,0 +1,442 @@
+"""The offline model's hotel skill: reads the user's words into real tool calls, then writes the
+structured answer from the tool results, so the /hotel graph runs without a language model.
+
+It sees only what a language model would: the system prompt (today, the user's currency, the
+summaries of earlier searches), the user's message, the tool messages and the answer schema."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from langchain_core.messages import AIMessage, ToolMessage
+
+from agents.hotel import geo
+from agents.hotel.store import AMENITIES, normalize_amenity
+from bot.offline.extract import (
+    extract_guests,
+    extract_min_rating,
+    extract_ordinal,
+    extract_price_range,
+    extract_stars,
+    extract_stay,
+)
+from bot.offline.model import OfflineRequest, register_skill, tool_call
+
+HOTEL_TOOLS = {"search_hotels", "aggregate_hotels", "hotel_details", "hotels_near_landmark"}
+ANSWER_SCHEMA = "HotelAnswer"
+
+_TODAY = re.compile(r"Today is (\d{4}-\d{2}-\d{2})")
+_CURRENCY = re.compile(r"currency is ([A-Z]{3})")
+_MEMORY_CALL = re.compile(r"^- (?P<tool>\w+)\((?P<params>[^)]*)\)", re.MULTILINE)
+_SHOWN = re.compile(r"Shown to the user: (?P<list>.+?)\.$", re.MULTILINE)
+_HOTEL_LINE = re.compile(r"^(?P<n>\d+)\. (?P<name>.+?) — (?P<rest>.+)$", re.MULTILINE)
+_RATING = re.compile(r"rating (\d+(?:\.\d+)?)")
+_PRICE = re.compile(r"([^\s,(]+)/night")
+_ASK = re.compile(r"(?:(?<=[.?!])|^)\s*(?:Ask|Tell) the user\b[^.?!]*[.?!]", re.IGNORECASE)
+_FAILED = re.compile(r"^\w+ failed and returned no result")
+
+_NEAR_WORDS = re.compile(
+    r"\b(?:near(?:est|by)?|close(?:st)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
+    r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば",
+    re.IGNORECASE,
+)
+_DETAIL_WORDS = re.compile(
+    r"\b(?:tell\s+me\s+(?:more\s+)?about|more\s+(?:about|on|info)|details?|describe|what\s+about\s+the|"
+    r"address|amenities\s+(?:of|at))\b|詳しく|詳細",
+    re.IGNORECASE,
+)
+_AGGREGATE_WORDS = re.compile(
+    r"\bhow\s+many\b|\bwhich\s+(?:area|district|neighbou?rhood)s?\b|\bby\s+(?:district|area|price|amenit)|"
+    r"\bprice\s+(?:range|band)s?\b|\bbreakdown\b|\boverview\b|\bcompare\s+(?:the\s+)?(?:areas|districts)\b|何軒",
+    re.IGNORECASE,
+)
+_CHEAPER = re.compile(r"\bcheaper\b|\bless\s+expensive\b|\blower\s+price|\bmore\s+affordable\b|\bbudget\b|安い", re.IGNORECASE)
+_PRICIER = re.compile(r"\b(?:nicer|fancier|more\s+luxurious|luxury|upscale|more\s+expensive|higher\s+end|splurge)\b|高級",
+                      re.IGNORECASE)
+_BETTER = re.compile(r"\b(?:better|higher|best)[\s-]+(?:rated|reviewed|reviews|rating)\b|評価の高い", re.IGNORECASE)
+_SORTS = (
+    (re.compile(r"\bcheapest\b|\blowest\s+price\b|\bcheap\b|最安", re.IGNORECASE), "price"),
+    (re.compile(r"\bpopular\b|\bmost\s+reviewed\b|人気", re.IGNORECASE), "popularity"),
+    (re.compile(r"\btop[\s-]+rated\b|\bbest[\s-]+rated\b|\bhighest[\s-]+rated\b", re.IGNORECASE), "rating"),
+)
+_STOP = {
+    "i", "a", "the", "hotel", "hotels", "find", "show", "me", "need", "want", "search", "next", "this", "under",
+    "below", "tomorrow", "today", "tonight", "please", "book", "stay", "room", "rooms", "what", "which",
+    "how", "any", "some", "cheap", "cheaper", "luxury", "near", "in", "for", "and", "with", "from", "weekend",
+    "week", "month", "best", "top", "good", "nice", "tell", "more", "about", "is", "are", "can", "could",
+    "would", "hi", "hello", "thanks", "thank", "ok", "okay", "yes", "no", "where", "when", "who",
+    "closest", "nearest", "one", "ones", "second", "first", "third", "last", "between", "around", "over",
+    "rated", "rating", "stars", "star", "family", "friends", "guests", "people", "adults", "nights", "night",
+}
+_CALENDAR = {m.lower() for m in ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Sept", "Oct", "Nov",
+                                 "Dec", "January", "February", "March", "April", "June", "July", "August",
+                                 "September", "October", "November", "December", "Monday", "Tuesday",
+                                 "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")}
+
+
+@dataclass
+class Conversation:
+    """What the skill knows from the prompt: today, the currency, earlier tool uses."""
+
+    today: date
+    currency: str
+    searches: list[dict[str, str]] = field(default_factory=list)  # params of earlier search_hotels calls
+    cities: list[str] = field(default_factory=list)  # cities of earlier tool uses, oldest first
+    shown: list[tuple[str, str]] = field(default_factory=list)  # (name, price) last shown to the user
+
+    @classmethod
+    def read(cls, request: OfflineRequest) -> Conversation:
+        system = request.system
+        match = _TODAY.search(system)
+        today = date.fromisoformat(match.group(1)) if match else date.today()
+        currency_match = _CURRENCY.search(system)
+        conversation = cls(today=today, currency=currency_match.group(1) if currency_match else "USD")
+        for call in _MEMORY_CALL.finditer(system):
+            params = _params(call.group("params"))
+            if call.group("tool") == "search_hotels":
+                conversation.searches.append(params)
+            if params.get("city"):
+                conversation.cities.append(params["city"])
+        shown = _SHOWN.findall(system)
+        if shown:
+            conversation.shown = [_split_shown(item) for item in re.split(r";\s*(?=\d+\.\s)", shown[-1])]
+        return conversation
+
+    @property
+    def last_search(self) -> dict[str, str] | None:
+        return self.searches[-1] if self.searches else None
+
+    @property
+    def last_city(self) -> str | None:
+        return self.cities[-1] if self.cities else None
+
+
+def _params(text: str) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for part in re.split(r",\s+(?=\w+=)", text):
+        key, _, value = part.partition("=")
+        if key and value:
+            out[key.strip()] = value.strip()
+    return out
+
+
+def _split_shown(item: str) -> tuple[str, str]:
+    item = re.sub(r"^\d+\.\s*", "", item.strip())
+    match = re.match(r"(?P<name>.+?)\s*\((?P<price>[^)]*)\)$", item)
+    if match:
+        return match.group("name"), match.group("price")
+    return item, ""
+
+
+def _amount(price_text: str) -> float | None:
+    match = re.search(r"\d[\d,]*(?:\.\d+)?", price_text)
+    return float(match.group(0).replace(",", "")) if match else None
+
+
+# --- reading the user's words ----------------------------------------------------------------
+
+
+def detect_city(text: str) -> geo.City | None:
+    """The known city the text names first (by name or alias, any script)."""
+    norm = geo.normalize(text)
+    best: tuple[int, int, geo.City] | None = None
+    for city in geo.CITIES.values():
+        for name in (city.name, *city.aliases):
+            key = geo.normalize(name)
+            if not key:
+                continue
+            if key.isascii():
+                match = re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm)
+                position = match.start() if match else -1
+            else:
+                position = norm.find(key)
+            if position >= 0 and (best is None or (position, -len(key)) < (best[0], best[1])):
+                best = (position, -len(key), city)
+    return best[2] if best else None
+
+
+def unknown_place(text: str) -> str | None:
+    """A word that looks like a place the user named but no known city matches ('Pariss')."""
+    match = re.search(r"\b(?:in|to|at|visiting)\s+([A-Za-zÀ-ÿ][\w'-]+(?:\s+[A-Z][\w'-]+)?)", text)
+    candidates = [match.group(1)] if match else []
+    candidates += re.findall(r"\b([A-Z][a-zà-ÿ'-]{2,})\b", text)
+    for candidate in candidates:
+        first = candidate.split()[0].lower()
+        if first in _STOP or first in _CALENDAR or not re.search(r"[a-zA-Z]", candidate):
+            continue
+        if extract_price_range(candidate) or first.isdigit():
+            continue
+        return candidate
+    return None
+
+
+def detect_landmark(text: str, city: geo.City | None) -> tuple[geo.City, geo.Landmark] | None:
+    norm = geo.normalize(text)
+    cities = [city] if city else list(geo.CITIES.values())
+    for candidate in cities:
+        generic = {"museum", "tower", "the", "de", "of", "park", "temple", "market", "palace", "bridge",
+                   "square", "station", "street", "night", "hall", "gate", "garden", "gardens", "beach",
+                   "memorial", "national", "church", "cathedral", *geo.normalize(candidate.name).split()}
+        for landmark in candidate.landmarks:
+            key = geo.normalize(landmark.name)
+            if key in norm:
+                return candidate, landmark
+            words = [w for w in key.split() if len(w) >= 4 and w not in generic]
+            if words and all(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", norm) for w in words[:1]):
+                return candidate, landmark
+    return None
+
+
+def detect_amenities(text: str) -> list[str]:
+    norm = geo.normalize(text).replace("wi fi", "wifi")
+    found: list[str] = []
+    words = norm.split()
+    phrases = {" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
+    for phrase in phrases:
+        canonical = normalize_amenity(phrase)
+        if canonical in AMENITIES and canonical not in found and canonical not in ("family-rooms",):
+            found.append(canonical)
+    if re.search(r"\b(?:pets?|dogs?)\b", norm) and "pet-friendly" not in found:
+        found.append("pet-friendly")
+    return sorted(found)
+
+
+def detect_district(text: str, city: geo.City) -> str | None:
+    norm = geo.normalize(text)
+    for district in city.districts:
+        for name in (district.name, *district.aliases):
+            key = geo.normalize(name)
+            if key and (re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm) if key.isascii() else key in norm):
+                return district.name
+    return None
+
+
+# --- the skill -------------------------------------------------------------------------------
+
+
+class HotelSkill:
+    def respond(self, request: OfflineRequest) -> AIMessage | dict[str, Any] | None:
+        if request.schema is not None:
+            if request.schema.get("title") != ANSWER_SCHEMA:
+                return None
+            return self.answer(request)
+        if not request.tool_names & HOTEL_TOOLS:
+            return None
+        if request.tool_results:
+            return AIMessage(content=relay(request.tool_results))
+        return self.plan(request)
+
+    # --- tool-calling mode --------------------------------------------------------------
+    def plan(self, request: OfflineRequest) -> AIMessage:
+        text = request.last_human
+        conversation = Conversation.read(request)
+        city = detect_city(text)
+        previous = conversation.last_search
+
+        ordinal = extract_ordinal(text)
+        if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
+            name = self._named_hotel(text, conversation, ordinal)
+            if name:
+                return _calls(("hotel_details", {"names": [name]}))
+
+        landmark_city = city or (geo.find_city(conversation.last_city) if conversation.last_city else None)
+        landmark = detect_landmark(text, landmark_city) if _NEAR_WORDS.search(text) else None
+        new_search = city is not None or extract_stay(text, conversation.today) is not None or previous is None
+
+        if _AGGREGATE_WORDS.search(text) and (city or landmark_city):
+            target = city or landmark_city
+            assert target is not None
+            by = "amenity" if re.search(r"amenit|facilit", text, re.I) else (
+                "price_band" if re.search(r"price|budget|cost", text, re.I) else "district")
+            args: dict[str, Any] = {"city": target.name, "by": by}
+            stay = extract_stay(text, conversation.today)
+            if stay:
+                args |= {"check_in": stay.check_in.isoformat(), "check_out": stay.check_out.isoformat()}
+            return _calls(("aggregate_hotels", args))
+
+        if landmark is not None and not new_search:
+            return _calls(("hotels_near_landmark", {"landmark": landmark[1].name, "city": landmark[0].name}))
+
+        search = self._search_args(text, conversation, city)
+        if isinstance(search, str):
+            return AIMessage(content=search)
+        calls: list[tuple[str, dict[str, Any]]] = [("search_hotels", search)]
+        if landmark is not None:
+            calls.append(("hotels_near_landmark", {"landmark": landmark[1].name, "city": search["city"]}))
+        return _calls(*calls)
+
+    @staticmethod
+    def _named_hotel(text: str, conversation: Conversation, ordinal: int | None) -> str | None:
+        names = [name for name, _ in conversation.shown]
+        if ordinal:
+            index = ordinal - 1 if ordinal > 0 else len(names) + ordinal
+            return names[index] if 0 <= index < len(names) else None
+        norm = geo.normalize(text)
+        for name in names:
+            if geo.normalize(name) in norm:
+                return name
+        return names[0] if len(names) == 1 else None
+
+    def _search_args(self, text: str, conversation: Conversation, city: geo.City | None) -> dict[str, Any] | str:
+        previous = conversation.last_search or {}
+        today = conversation.today
+        place = None if city is not None else unknown_place(text)
+        if place is not None and previous:
+            known = geo.find_city(previous["city"])
+            if known is not None and (detect_district(place, known) or detect_landmark(place, known)):
+                place = None  # a part of the city already searched, not a new city
+        follow_up = bool(previous) and place is None and (city is None or city.name == previous.get("city"))
+        if city is not None:
+            city_name = city.name
+        elif place is not None:
+            city_name = place
+        elif previous:
+            city_name = previous["city"]
+        else:
+            return "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`."
+        args: dict[str, Any] = {"city": city_name}
+        stay = extract_stay(text, today)
+        if stay is not None:
+            args["check_in"], args["check_out"] = stay.check_in.isoformat(), stay.check_out.isoformat()
+        elif previous.get("check_in") and previous.get("check_out"):
+            args["check_in"], args["check_out"] = previous["check_in"], previous["check_out"]
+        else:
+            args["check_in"] = (today + timedelta(days=1)).isoformat()
+            args["check_out"] = (today + timedelta(days=2)).isoformat()
+        nights = max(1, (date.fromisoformat(args["check_out"]) - date.fromisoformat(args["check_in"])).days)
+        guests = extract_guests(text)
+        args["guests"] = guests if guests is not None else int(previous.get("guests", 2))
+
+        price = extract_price_range(text)
+        if price is not None:
+            divisor = nights if price.per == "total" else 1
+            if price.min is not None:
+                args["min_price"] = round(price.min / divisor, 2)
+            if price.max is not None:
+                args["max_price"] = round(price.max / divisor, 2)
+            args["currency"] = price.currency or conversation.currency
+        elif previous:
+            for key in ("min_price", "max_price", "currency"):
+                if key in previous:
+                    args[key] = float(previous[key]) if key != "currency" else previous[key]
+
+        rating = extract_min_rating(text)
+        if rating is not None:
+            args["min_rating"] = rating.on_scale(5)
+        elif follow_up and "min_rating" in previous:
+            args["min_rating"] = float(previous["min_rating"])
+        stars = extract_stars(text)
+        if stars is not None:
+            args["min_stars"] = stars
+        elif follow_up and "min_stars" in previous:
+            args["min_stars"] = int(previous["min_stars"])
+        amenities = detect_amenities(text)
+        if not amenities and follow_up and previous.get("amenities"):
+            amenities = previous["amenities"].split(",")
+        if amenities:
+            args["amenities"] = amenities
+        known = geo.find_city(city_name)
+        district = detect_district(text, known) if known else None
+        if district is None and follow_up:
+            district = previous.get("district")
+        if district:
+            args["district"] = district
+
+        sort = previous.get("sort", "rating") if follow_up else "rating"
+        for pattern, name in _SORTS:
+            if pattern.search(text):
+                sort = name
+        if follow_up and _CHEAPER.search(text) and price is None:
+            shown_prices = [p for p in (_amount(price) for _, price in conversation.shown) if p is not None]
+            if shown_prices:
+                args["max_price"] = max(1.0, min(shown_prices) - 1)
+                args["currency"] = conversation.currency
+            elif "max_price" in args:
+                args["max_price"] = round(float(args["max_price"]) * 0.8, 2)
+            args.pop("min_price", None)
+            sort = "price"
+        if follow_up and _PRICIER.search(text) and price is None:
+            shown_prices = [p for p in (_amount(price) for _, price in conversation.shown) if p is not None]
+            args.pop("max_price", None)
+            if shown_prices:
+                args["min_price"] = max(shown_prices) + 1
+                args["currency"] = conversation.currency
+            sort = "stars"
+        if _BETTER.search(text):
+            sort = "rating"
+        args["sort"] = sort
+        return args
+
+    # --- structured-output mode ---------------------------------------------------------
+    def answer(self, request: OfflineRequest) -> dict[str, Any]:
+        results = request.tool_results
+        for message in reversed(results):
+            picked = self._from_result(message)
+            if picked is not None:
+                return picked
+        return {"text": relay(results) if results else "I could not find anything for that.", "hotels": []}
+
+    @staticmethod
+    def _from_result(message: ToolMessage) -> dict[str, Any] | None:
+        content = message.text
+        name = message.name or ""
+        if name == "hotel_details":
+            blocks = [b for b in content.split("\n\n") if " — " in b.split("\n", 1)[0]]
+            if not blocks:
+                return None
+            hotels = []
+            for block in blocks[:3]:
+                head = block.split("\n", 1)[0]
+                hotel_name = head.split(" — ", 1)[0].strip()
+                hotels.append(_pick(hotel_name, head))
+            return {"text": content.split("\n\n")[0] if len(blocks) == 1 else content, "hotels": hotels}
+        lines = list(_HOTEL_LINE.finditer(content))
+        if not lines:
+            return None
+        top = lines[:3]
+        head = content.split("\n", 1)[0]
+        hotels = [_pick(m.group("name"), m.group("rest")) for m in top]
+        if name == "hotels_near_landmark":
+            first = top[0]
+            distance = first.group("rest").split(",", 1)[0]
+            text = f"{head.rstrip(':')}: {first.group('name')} is the closest ({distance})."
+            if len(top) > 1:
+                others = ", ".join(f"{m.group('name')} ({m.group('rest').split(',', 1)[0]})" for m in top[1:])
+                text += f" Next: {others}."
+        else:
+            picks = "; ".join(
+                f"{h['name']} ({', '.join(p for p in (h['price'] + '/night' if h['price'] else '', 'rated ' + h['rating'] + '/5' if h['rating'] else '') if p)})"
+                for h in hotels
+            )
+            text = f"{head} My top {len(hotels)}: {picks}."
+        return {"text": text, "hotels": hotels}
+
+
+def _pick(name: str, rest: str) -> dict[str, str]:
+    rating = _RATING.search(rest)
+    price = _PRICE.search(rest)
+    return {"name": name.strip(), "rating": rating.group(1) if rating else "", "price": price.group(1) if price else ""}
+
+
+def _calls(*calls: tuple[str, dict[str, Any]]) -> AIMessage:
+    return AIMessage(content="", tool_calls=[tool_call(name, args) for name, args in calls])
+
+
+def relay(results: list[ToolMessage]) -> str:
+    """Tool messages retold for the user, without the instructions meant for the model."""
+    texts = []
+    for message in results:
+        text = _ASK.sub("", message.text).strip()
+        if text.startswith("Not run:"):
+            continue
+        if _FAILED.match(text):
+            text = "The hotel data is temporarily unavailable; please try again in a moment."
+
+        texts.append(text)
+    return "\n\n".join(texts) or "I could not find anything for that."
+
+
+SKILL = register_skill(HotelSkill())
