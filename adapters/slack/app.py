@@ -426,7 +426,7 @@ class SlackBot:
         if first is None:
             log.info("button on %s pressed again; nothing was waiting", key)
             return
-        label = str((action.get("text") or {}).get("text") or value)
+        label = str((action.get("text") or {}).get("text") or _button_label(message, str(action["action_id"])) or value)
         if message.get("ts") and message.get("blocks"):
             blocks = answered_blocks(message["blocks"], action_id=str(action["action_id"]), label=label, user_id=user)
             try:
@@ -468,6 +468,14 @@ class SlackBot:
             )
 
         return report
+
+
+def _button_label(message: dict[str, Any], action_id: str) -> str | None:
+    for block in message.get("blocks") or []:
+        for element in block.get("elements") or [] if block.get("type") == "actions" else []:
+            if element.get("action_id") == action_id:
+                return str((element.get("text") or {}).get("text") or "") or None
+    return None
 
 
 def build_app(settings: Settings, runtime: ConversationRuntime, *, client: AsyncWebClient | None = None) -> AsyncApp:

@@ -766,6 +766,15 @@ class SlackDelivery:
         user: str = "U0ALICE",
         **kwargs: Any,
     ) -> Delivered:
+        label = next(
+            (
+                e["text"]
+                for b in message.blocks
+                for e in b.get("elements", [])
+                if b.get("type") == "actions" and e.get("action_id") == action_id
+            ),
+            {"type": "plain_text", "text": value},
+        )
         payload = {
             "type": "block_actions",
             "team": {"id": self.api.team_id, "domain": "fake"},
@@ -788,6 +797,7 @@ class SlackDelivery:
                     "type": "button",
                     "action_id": action_id,
                     "block_id": "actions",
+                    "text": label,
                     "value": value,
                     "action_ts": f"{time.time():.6f}",
                 }

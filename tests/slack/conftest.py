@@ -35,6 +35,11 @@ class SlackHarness:
         await self.bot.drain(within=20)
 
 
+def work_calls(harness: SlackHarness, since: int) -> list[str]:
+    """Web API methods called after call number `since`, without bolt's cached auth.test."""
+    return [c.method for c in harness.api.calls[since:] if c.method != "auth.test"]
+
+
 def slack_settings(tmp_path: Path, api: FakeSlackAPI, **overrides: Any) -> Settings:
     values: dict[str, Any] = {
         "CONCIERGE_DATA_DIR": tmp_path,

@@ -12,7 +12,7 @@ import pytest
 
 from tests.fakes.slack_api import BOT_ID, BOT_TOKEN, BOT_USER_ID, SIGNING_SECRET
 from tests.slack.agents import CardsAgent
-from tests.slack.conftest import HarnessFactory, SlackHarness
+from tests.slack.conftest import HarnessFactory, SlackHarness, work_calls
 
 
 async def _thread_with_conversation(harness: SlackHarness, channel: str = "C0GENERAL") -> str:
@@ -53,7 +53,7 @@ async def test_unsigned_or_stale_request_is_refused_and_does_nothing(
     assert (command.status, event.status) == (401, 401)
     await asyncio.sleep(0.3)
     await harness.settle()
-    assert harness.api.calls[calls_before:] == []
+    assert work_calls(harness, calls_before) == []
 
 
 async def test_no_message_is_edited_faster_than_the_configured_rate_and_the_latest_text_wins(
@@ -126,7 +126,7 @@ async def test_bot_ignores_its_own_and_other_bots_messages(harness: SlackHarness
         assert (await harness.slack.event(event)).status == 200
     await asyncio.sleep(0.2)
     await harness.settle()
-    assert [c.method for c in harness.api.calls[calls_before:]] == []
+    assert work_calls(harness, calls_before) == []
 
 
 async def test_secrets_never_reach_the_logs(harness: SlackHarness, caplog: pytest.LogCaptureFixture) -> None:
