@@ -60,26 +60,40 @@ _GENERIC = {"hotel", "hotels", "the", "le", "la", "les", "l", "de", "du", "des",
 _PUNCT = re.compile(r"[^\w\s]")
 
 
-def normalize_name(name: str) -> str:
-    """Case, accents, punctuation and filler words removed: 'Hôtel  Lumière' → 'lumiere'."""
+def _folded(name: str) -> str:
     text = unicodedata.normalize("NFKD", name)
     text = "".join(c for c in text if not unicodedata.combining(c)).casefold()
-    text = _PUNCT.sub(" ", text.replace("&", " and ").replace("'", " "))
-    words = [w for w in text.split() if w not in _GENERIC]
-    return " ".join(words) or " ".join(text.split())
+    return " ".join(_PUNCT.sub(" ", text.replace("&", " and ").replace("'", " ")).split())
+
+
+def normalize_name(name: str) -> str:
+    """Case, accents, punctuation and filler words removed: 'Hôtel  Lumière' → 'lumiere'."""
+    text = _folded(name)
+    return " ".join(w for w in text.split() if w not in _GENERIC) or text
+
+
+def _ratio(a: str, b: str) -> float:
+    def one_way(x: str, y: str) -> float:
+        return SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+    # Word-order swaps ("Marais Suites" / "Suites Marais") compare equal as sorted words.
+    sa, sb = " ".join(sorted(a.split())), " ".join(sorted(b.split()))
+    return max(one_way(a, b), one_way(b, a), one_way(sa, sb), one_way(sb, sa))
 
 
 def name_similarity(a: str, b: str) -> float:
-    """0..1: 1 for the same name up to case, accents and filler words; tolerant of small typos."""
+    """0..1, symmetric. 1 only for the same name up to case, accents and punctuation; just below
+    for the same name without filler words; then by character similarity, which tolerates small
+    typos in the distinctive words or in the filler ones ('Hôtle Vista' for 'Hôtel Vista')."""
+    fa, fb = _folded(a), _folded(b)
     na, nb = normalize_name(a), normalize_name(b)
     if not na or not nb:
         return 0.0
-    if na == nb:
+    if fa == fb:
         return 1.0
-    ratio = SequenceMatcher(None, na, nb).ratio()
-    # Word-order swaps ("Marais Suites" / "Suites Marais") compare equal as sorted words.
-    sorted_ratio = SequenceMatcher(None, " ".join(sorted(na.split())), " ".join(sorted(nb.split()))).ratio()
-    return max(ratio, sorted_ratio)
+    if na == nb:
+        return 0.995
+    return 0.99 * max(_ratio(na, nb), _ratio(fa, fb))
 
 
 MATCH_THRESHOLD = 0.84

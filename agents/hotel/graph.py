@@ -22,10 +22,11 @@ from pydantic import BaseModel, ValidationError
 
 from agents.hotel.context import ContextMode, build_prompt, current_turn_start
 from agents.hotel.enrich import enrich, format_money
-from agents.hotel.state import HotelAnswer, HotelState, TurnRecord, new_turn
+from agents.hotel.state import HotelAnswer, HotelPick, HotelState, TurnRecord, new_turn
 from agents.hotel.tools import DEFAULT_LIMITS, TOOLS, HotelTool, ToolResult, problem, user_currency
 from bot.config import Settings
 from bot.events import Status
+from bot.faults import TurnFailed
 from bot.llm import ModelProvider
 
 log = logging.getLogger(__name__)
@@ -84,9 +85,18 @@ class HotelNodes:
             reply = await self.models.ainvoke(lambda m: m.bind_tools(self.schemas), prompt)
             return {"messages": [reply]}
         status("Writing recommendations…")
-        result = await self.models.ainvoke(
-            lambda m: m.with_structured_output(HotelAnswer, include_raw=True), prompt, config={"tags": ["nostream"]}
-        )
+        try:
+            result = await self.models.ainvoke(
+                lambda m: m.with_structured_output(HotelAnswer, include_raw=True), prompt,
+                config={"tags": ["nostream"]},
+            )
+        except TurnFailed as exc:
+            # A reply that is not the JSON asked for fails inside the client's parser; the tool
+            # results are still good, so answer with them. Other failures end the turn as usual.
+            if not isinstance(exc.__cause__, ValueError):
+                raise
+            log.warning("structured answer was not valid JSON: %s", exc.__cause__)
+            result = None
         parsed = self._parsed(result, state)
         turn = _turn(state)
         turn["answer"] = parsed.model_dump()
@@ -109,10 +119,7 @@ class HotelNodes:
                 return HotelAnswer.model_validate(result)
             except ValidationError:
                 pass
-        # Nothing usable: answer from this turn's tool results rather than fail the turn.
-        results = [m.text for m in state.get("messages", [])[current_turn_start(state.get("messages", [])):]
-                   if isinstance(m, ToolMessage)]
-        return HotelAnswer(text=results[-1] if results else "Sorry, I could not put an answer together.")
+        return fallback_answer(state)
 
     # --- tools --------------------------------------------------------------------------
     async def tools(self, state: HotelState) -> dict[str, Any]:
@@ -224,6 +231,21 @@ class HotelNodes:
         if isinstance(last, AIMessage) and last.tool_calls:
             return "tools"
         return "finish"
+
+
+def fallback_answer(state: HotelState) -> HotelAnswer:
+    """An answer from this turn's tool results alone: their first line and top three hotels."""
+    messages = state.get("messages") or []
+    results = [m for m in messages[current_turn_start(messages):] if isinstance(m, ToolMessage)]
+    turn = _turn(state)
+    hotels = (state.get("metadata") or {}).get("hotels") or {}
+    top = [hotels[i] for i in (turn.get("hotel_ids") or [])[:RECOMMENDED_MAX] if i in hotels]
+    if not results:
+        return HotelAnswer(text="Sorry, I could not put an answer together. Please try again.")
+    head = next((m.text.split("\n", 1)[0] for m in reversed(results) if m.status != "error"), results[-1].text)
+    if top:
+        head += " Top matches: " + ", ".join(h["name"] for h in top) + "."
+    return HotelAnswer(text=head, hotels=[HotelPick(name=h["name"]) for h in top])
 
 
 def _mark_shown(memory: list[Any], turn_id: str, recommended: list[dict[str, Any]]) -> list[Any]:
