@@ -39,20 +39,26 @@ async def serve(settings: Settings, *, socket: bool = False) -> None:
         raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (an app-level token, xapp-…, with connections:write).")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
+    handled = []
     for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
-    async with aiohttp.ClientSession() as session, await ConversationRuntime.open(settings) as runtime:
-        bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
-        await bot.start()
-        try:
-            if socket:
-                await _socket_mode(bot, settings, stop)
-            else:
-                await _http(bot, settings, stop)
-        finally:
-            log.info("shutting down: waiting for turns in progress")
-            await bot.close(within=20.0)
+            handled.append(sig)
+    try:
+        async with aiohttp.ClientSession() as session, await ConversationRuntime.open(settings) as runtime:
+            bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
+            await bot.start()
+            try:
+                if socket:
+                    await _socket_mode(bot, settings, stop)
+                else:
+                    await _http(bot, settings, stop)
+            finally:
+                log.info("shutting down: waiting for turns in progress")
+                await bot.close(within=20.0)
+    finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
 
 
 async def _http(bot: SlackBot, settings: Settings, stop: asyncio.Event) -> None:

@@ -42,9 +42,10 @@ def check_file(meta: dict[str, Any], max_bytes: int) -> None:
         not suffix and (filetype in TEXT_FILETYPES or mimetype.startswith(TEXT_MIME_PREFIXES))
     )
     if not is_text:
-        kind = meta.get("pretty_type") or filetype.upper() or mimetype or "this type"
+        kind = meta.get("pretty_type") or filetype.upper() or mimetype or "unknown type"
         raise FileRejected(
-            f"`{name}` is a {kind} file. I can proofread Markdown (`.md`) or plain-text (`.txt`) files."
+            f"`{name}` is not a Markdown or text file ({kind}). "
+            "I can read Markdown (`.md`) or plain-text (`.txt`) files."
         )
     size = meta.get("size")
     if isinstance(size, int) and size > max_bytes:

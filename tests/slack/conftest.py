@@ -67,11 +67,14 @@ HarnessFactory = Callable[..., Any]
 async def make_harness(tmp_path: Path, slack_api: FakeSlackAPI) -> AsyncIterator[HarnessFactory]:
     opened: list[tuple[SlackHarness, web.AppRunner]] = []
 
-    async def make(agents: Sequence[AgentDefinition] | None = None, **overrides: Any) -> SlackHarness:
+    async def make(
+        agents: Sequence[AgentDefinition] | None = None, *, registered: bool = False, **overrides: Any
+    ) -> SlackHarness:
+        """A bot over `agents` (default: the small test agents; `registered=True`: the real ones)."""
         settings = slack_settings(tmp_path / f"h{len(opened)}", slack_api, **overrides)
-        runtime = await ConversationRuntime.open(
-            settings, agents=list(agents) if agents is not None else [CardsAgent(), ReportAgent(), ConfirmAgent()]
-        )
+        if agents is None and not registered:
+            agents = [CardsAgent(), ReportAgent(), ConfirmAgent()]
+        runtime = await ConversationRuntime.open(settings, agents=agents)
         bot = SlackBot(settings, runtime, client=make_client(settings))
         await bot.start()
         runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)

@@ -95,7 +95,7 @@ async def test_oversized_binary_or_foreign_files_get_a_clear_reply_and_are_not_p
     assert any("`big.md` is 5.0 MB; the limit is 1 KB" in t for t in replies)
     assert any("`lying.md` is larger than 1 KB" in t for t in replies)
     assert any("`image.md` looks like a binary file" in t for t in replies)
-    assert any("`paper.pdf` is a PDF file" in t for t in replies)
+    assert any("`paper.pdf` is not a Markdown or text file (PDF)" in t for t in replies)
     # Metadata checks happen before any download.
     downloaded = {path.rsplit("/", 1)[-1] for path, _ in api.downloads}
     assert downloaded == {"lying.md", "image.md"}
