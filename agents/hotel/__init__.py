@@ -66,11 +66,14 @@ class HotelAgent(AgentDefinition):
         clock: Callable[[str], date] = today_in,
         context: ContextMode = "selective",
         store: Any = None,
+        tool_records: bool = False,
     ) -> None:
         """`clock(timezone)` gives "today" for a turn; `store` is a HotelStore to use instead of
-        opening one from the settings (the caller then closes it)."""
+        opening one from the settings (the caller then closes it). `context="full"` and
+        `tool_records=True` make the naive agent the token benchmark compares against."""
         self.clock = clock
         self.context: ContextMode = context
+        self.tool_records = tool_records
         self.store = store
         self._opened: list[Any] = []
 
@@ -87,7 +90,7 @@ class HotelAgent(AgentDefinition):
             if not await store.is_seeded():
                 prepare = SeedOnce(store)
         return build_graph(store, deps.models, deps.settings, deps.checkpointer, context=self.context,
-                           prepare=prepare)
+                           prepare=prepare, tool_records=self.tool_records)
 
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         today = getattr(turn, "today", None) or self.clock(turn.timezone)

@@ -62,8 +62,10 @@ class HotelNodes:
         *,
         context: ContextMode = "selective",
         prepare: Callable[[], Awaitable[None]] | None = None,
+        tool_records: bool = False,
     ) -> None:
         self.store = store
+        self.tool_records = tool_records  # hand the model whole records (the naive baseline)
         self.prepare = prepare  # makes the store ready (seeds it) before the first tool runs
         self.models = models
         self.context = context
@@ -165,7 +167,7 @@ class HotelNodes:
             if result.status:
                 status(result.status)
             replies.append(ToolMessage(
-                result.for_model(full_records=self.context == "full"), tool_call_id=call_id, name=name,
+                result.for_model(full_records=self.tool_records), tool_call_id=call_id, name=name,
                 status="success" if result.ok else "error",
             ))
             for hotel in result.hotels:
@@ -285,8 +287,11 @@ def build_graph(
     *,
     context: ContextMode = "selective",
     prepare: Callable[[], Awaitable[None]] | None = None,
+    tool_records: bool = False,
 ) -> CompiledStateGraph:
-    nodes = HotelNodes(store, models, settings, context=context, prepare=prepare)
+    """`context` and `tool_records` exist to measure the design against the naive one: "full"
+    replays the whole history, `tool_records` puts whole records in tool messages."""
+    nodes = HotelNodes(store, models, settings, context=context, prepare=prepare, tool_records=tool_records)
     builder = StateGraph(HotelState)
     builder.add_node("chatbot", nodes.chatbot)
     builder.add_node("tools", nodes.tools)
