@@ -27,6 +27,7 @@ from datetime import date
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
 from agents.hotel import HotelAgent
@@ -106,7 +107,7 @@ async def run_session(store: HotelStore, data_dir: Path, label: str, context: Co
         deps = AgentDeps(settings=settings, models=ModelProvider(openai_chat_model(settings, settings.model)),
                          checkpointer=InMemorySaver(), app_db=None)  # type: ignore[arg-type]
         graph = await agent.build(deps)
-        config = {"configurable": {"thread_id": label}, "recursion_limit": 25}
+        config: RunnableConfig = {"configurable": {"thread_id": label}, "recursion_limit": 25}
         per_turn: list[int] = []
         cards: list[int] = []
         for text, _, _ in TURNS:

@@ -51,7 +51,7 @@ def current_turn_start(messages: Sequence[BaseMessage]) -> int:
 
 def earlier_dialogue(messages: Sequence[BaseMessage], turns: int = EARLIER_TURNS) -> list[BaseMessage]:
     """The user's messages and the bot's final replies of earlier turns, without tool traffic."""
-    dialogue = [
+    dialogue: list[BaseMessage] = [
         m for m in messages
         if isinstance(m, HumanMessage) or (isinstance(m, AIMessage) and not m.tool_calls and m.text)
     ]
@@ -97,7 +97,7 @@ def build_prompt(
         start = current_turn_start(messages)
         prompt += earlier_dialogue(messages[:start])
         metadata = state.get("metadata") or {}
-        memory = memory_message(metadata.get("memory") or [], tool_context.get("turn_id"))
+        memory = memory_message(metadata.get("memory") or [], str(tool_context.get("turn_id") or ""))
         if memory is not None:
             prompt.append(memory)
         prompt += messages[start:]

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
@@ -176,7 +176,7 @@ class HotelNodes:
                     hotel_ids.append(hotel["id"])
             if result.memory:
                 memory.append({**result.memory, "turn_id": turn.get("turn_id", "")})
-        turn.update(calls=calls, hotel_ids=hotel_ids, rounds=turn.get("rounds", 0) + 1)
+        turn["calls"], turn["hotel_ids"], turn["rounds"] = calls, hotel_ids, turn.get("rounds", 0) + 1
         return {"messages": replies, "metadata": {"current": turn, "hotels": hotels, "memory": memory}}
 
     async def _run(self, tool: HotelTool, args: BaseModel, tool_context: dict[str, Any],
@@ -229,8 +229,8 @@ class HotelNodes:
 
     @staticmethod
     def route(state: HotelState) -> str:
-        last = (state.get("messages") or [None])[-1]
-        if isinstance(last, AIMessage) and last.tool_calls:
+        messages = state.get("messages") or []
+        if messages and isinstance(messages[-1], AIMessage) and messages[-1].tool_calls:
             return "tools"
         return "finish"
 
@@ -268,7 +268,7 @@ def _mark_shown(memory: list[Any], turn_id: str, recommended: list[dict[str, Any
     return out
 
 
-def _tool_traffic_removed(messages: list[BaseMessage]) -> list[RemoveMessage]:
+def _tool_traffic_removed(messages: Sequence[BaseMessage]) -> list[RemoveMessage]:
     """This turn's tool calls and results leave the history once answered: later turns see the
     summary in metadata instead, and the checkpoint stays small."""
     start = current_turn_start(messages)

@@ -101,8 +101,8 @@ def _as_text(value: Any) -> str:
 
 class HotelPick(BaseModel):
     name: str = Field(description="Hotel name exactly as in the tool results")
-    rating: str = Field("", description="Guest rating as shown, e.g. 8.7")
-    price: str = Field("", description="Nightly price as shown, e.g. $182")
+    rating: str = Field(default="", description="Guest rating as shown, e.g. 4.5")
+    price: str = Field(default="", description="Nightly price as shown, e.g. $182")
 
     @field_validator("rating", "price", mode="before")
     @classmethod

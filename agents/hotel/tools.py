@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
@@ -93,12 +93,12 @@ class HotelsNearLandmarkArgs(BaseModel):
 # --- helpers ---------------------------------------------------------------------------------
 
 
-def user_currency(tool_context: dict[str, Any]) -> str:
+def user_currency(tool_context: Mapping[str, Any]) -> str:
     code = str(tool_context.get("currency") or "USD").upper()
     return code if known_currency(code) else "USD"
 
 
-def today_of(tool_context: dict[str, Any]) -> date:
+def today_of(tool_context: Mapping[str, Any]) -> date:
     raw = tool_context.get("today")
     return date.fromisoformat(raw) if raw else date.today()
 
@@ -260,7 +260,7 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
         summary = f"{call} → no hotels available in {city.name} for {label}."
         return ToolResult(
             answer=" ".join([answer, *notes]), status=f"No hotels found in {city.name}…", hotels=[],
-            memory=MemoryEntry(tool="search_hotels", summary=summary, params=params, hotel_ids=[]),
+            memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params, hotel_ids=[])),
             payload=[record(o) for o in offers],
         )
     prices = [convert(o.avg_nightly_price, o.hotel.currency, currency) for o in available]
@@ -277,8 +277,8 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
         answer="\n".join(lines),
         status=f"Found {len(available)} hotels…",
         hotels=[dict(h) for h in hotels],
-        memory=MemoryEntry(tool="search_hotels", summary=summary, params=params,
-                           hotel_ids=[h["id"] for h in hotels]),
+        memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params,
+                           hotel_ids=[h["id"] for h in hotels])),
         payload=[record(o) for o in ranked[:KEPT_PER_RESULT]],
     )
 
@@ -328,7 +328,7 @@ async def aggregate_hotels(
     return ToolResult(
         answer="\n".join(lines),
         status=f"Counted hotels in {city.name} by {args.by.replace('_', ' ')}…",
-        memory=MemoryEntry(tool="aggregate_hotels", summary=summary, params=params, hotel_ids=[]),
+        memory=dict(MemoryEntry(tool="aggregate_hotels", summary=summary, params=params, hotel_ids=[])),
         payload=[r.model_dump(mode="json") for r in rows],
     )
 
@@ -361,7 +361,8 @@ async def hotel_details(
         if hotel is None and (city is not None or known):
             city_name = city.name if city else known[0].get("city", "")
             check_in, check_out = default_stay(tool_context, metadata, city_name)
-            offers = await store.search(HotelQuery(city=city_name, check_in=check_in, check_out=check_out, limit=500))
+            offers = await store.search(HotelQuery.model_validate(
+                {"city": city_name, "check_in": check_in, "check_out": check_out, "limit": 500}))
             hotel = match_hotel(name, [facts(o, check_in, check_out) for o in offers])
         if hotel is None:
             missing.append(name)
@@ -400,9 +401,9 @@ async def hotel_details(
         answer="\n\n".join(lines),
         status=f"Found details for {names}…",
         hotels=[dict(h) for h in refreshed],
-        memory=MemoryEntry(tool="hotel_details", summary=f"hotel_details(names={names}) → details shown.",
+        memory=dict(MemoryEntry(tool="hotel_details", summary=f"hotel_details(names={names}) → details shown.",
                            params={"names": [h["name"] for h in refreshed]},
-                           hotel_ids=[h["id"] for h in refreshed]),
+                           hotel_ids=[h["id"] for h in refreshed])),
         payload=payload,
     )
 
@@ -447,7 +448,8 @@ async def hotels_near_landmark(
         scope = "among the last search's results"
     else:
         check_in, check_out = default_stay(tool_context, metadata, city.name)
-        offers = await store.search(HotelQuery(city=city.name, check_in=check_in, check_out=check_out, limit=500))
+        offers = await store.search(HotelQuery.model_validate(
+            {"city": city.name, "check_in": check_in, "check_out": check_out, "limit": 500}))
         pool = [facts(o, check_in, check_out) for o in offers if o.available] or [facts(o, check_in, check_out) for o in offers]
         scope = f"among all hotels in {city.name} (prices for {stay_label(check_in, check_out)})"
     if not pool:
@@ -464,9 +466,9 @@ async def hotels_near_landmark(
         answer="\n".join(lines),
         status=f"Ranked {len(pool)} hotels by distance to {landmark.name}…",
         hotels=[dict(h) for h in top],
-        memory=MemoryEntry(tool="hotels_near_landmark", summary=summary,
+        memory=dict(MemoryEntry(tool="hotels_near_landmark", summary=summary,
                            params={"landmark": landmark.name, "city": city.name},
-                           hotel_ids=[h["id"] for h in top]),
+                           hotel_ids=[h["id"] for h in top])),
         payload=[enriched(h, currency) for h in top],
     )
 

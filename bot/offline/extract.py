@@ -224,7 +224,7 @@ def _weekend(today: date, which: str) -> Stay:
     return Stay(friday, friday + timedelta(days=2))
 
 
-def _relative_start(text: str, today: date) -> tuple[date, int] | tuple[Stay, int] | None:
+def _relative_start(text: str, today: date) -> tuple[date | Stay, int] | None:
     """The first relative expression: a check-in date or a whole stay, with its position."""
     candidates: list[tuple[int, date | Stay]] = []
     for match in _WEEKEND.finditer(text):
