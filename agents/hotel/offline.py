@@ -205,13 +205,36 @@ def detect_amenities(text: str) -> list[str]:
 
 
 def detect_district(text: str, city: geo.City) -> str | None:
+    """A district of `city` the text names, in full ('Le Marais') or by a distinctive part ('Marais')."""
     norm = geo.normalize(text)
     for district in city.districts:
         for name in (district.name, *district.aliases):
             key = geo.normalize(name)
             if key and (re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm) if key.isascii() else key in norm):
                 return district.name
+    words = norm.split()
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            phrase = " ".join(words[i : i + n])
+            if len(phrase) >= 4 and phrase not in _STOP and phrase not in _CALENDAR:
+                found = city.district(phrase)
+                if found is not None:
+                    return found.name
     return None
+
+
+def has_hotel_request(text: str, today: date) -> bool:
+    """Whether the text asks for anything hotel-related (else it is thanks, small talk…)."""
+    checks = (
+        extract_stay(text, today), extract_price_range(text), extract_guests(text), extract_min_rating(text),
+        extract_stars(text), extract_ordinal(text), detect_amenities(text) or None,
+        _NEAR_WORDS.search(text), _DETAIL_WORDS.search(text), _AGGREGATE_WORDS.search(text),
+        _CHEAPER.search(text), _PRICIER.search(text), _BETTER.search(text),
+        *(p.search(text) for p, _ in _SORTS),
+        re.search(r"\b(?:hotels?|stays?|rooms?|accommodation|hostels?|other|others|more|else|instead|"
+                  r"options?|alternatives?)\b|ホテル|宿", text, re.IGNORECASE),
+    )
+    return any(c is not None and c is not False for c in checks)
 
 
 # --- the skill -------------------------------------------------------------------------------
@@ -241,6 +264,13 @@ class HotelSkill:
             name = self._named_hotel(text, conversation, ordinal)
             if name:
                 return _calls(("hotel_details", {"names": [name]}))
+
+        if (city is None and previous is not None and unknown_place(text) is None
+                and not has_hotel_request(text, conversation.today)):
+            return AIMessage(content=(
+                "Anything else? I can look for cheaper options, tell you more about one of these "
+                "hotels, find the closest to a landmark, or search another city."
+            ))
 
         landmark_city = city or (geo.find_city(conversation.last_city) if conversation.last_city else None)
         landmark = detect_landmark(text, landmark_city) if _NEAR_WORDS.search(text) else None
@@ -286,7 +316,7 @@ class HotelSkill:
         place = None if city is not None else unknown_place(text)
         if place is not None and previous:
             known = geo.find_city(previous["city"])
-            if known is not None and (detect_district(place, known) or detect_landmark(place, known)):
+            if known is not None and (detect_district(place, known) or known.landmark(place)):
                 place = None  # a part of the city already searched, not a new city
         follow_up = bool(previous) and place is None and (city is None or city.name == previous.get("city"))
         if city is not None:

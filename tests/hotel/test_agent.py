@@ -345,3 +345,25 @@ async def test_through_the_runtime_events_and_cards(
     assert isinstance(final, Final) and 1 <= len(final.cards) <= 3
     last = follow_up[-1]
     assert isinstance(last, Final) and [c.title for c in last.cards] == [final.cards[0].title]
+
+
+async def test_follow_up_naming_a_district_narrows_the_same_search(
+    session: Session, recording: RecordingStore
+) -> None:
+    await session.say("Paris under $200 next weekend")
+
+    final = await session.say("what about the Marais?")
+
+    query = recording.searches[-1]
+    assert (query.city, query.district) == ("Paris", "Le Marais")
+    assert (query.check_in, query.check_out) == NEXT_WEEKEND
+    assert all(h["district"] == "Le Marais" for h in final.data["hotels"])
+
+
+async def test_thanks_is_not_another_search(session: Session, recording: RecordingStore) -> None:
+    await session.say("Paris under $200 next weekend")
+
+    final = await session.say("thanks!")
+
+    assert session.tool_calls == [] and len(recording.searches) == 1
+    assert final.cards == [] and "Anything else?" in final.text
