@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from agents.hotel import geo
 from agents.hotel.enrich import convert, enriched, format_money, known_currency, match_hotel
@@ -240,12 +240,22 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
     # Shaved by a hair so a price converted back to the user's currency never exceeds their bound.
     hotel_max = (convert(args.max_price, price_currency, city.currency) * (1 - 1e-9)
                  if args.max_price is not None else None)
-    query = HotelQuery(
-        city=city.name, check_in=args.check_in, check_out=args.check_out, guests=args.guests,
-        min_price=hotel_min, max_price=hotel_max, min_rating=args.min_rating,
-        amenities=amenities, district=district, sort=args.sort,
-        limit=50,
-    )
+    min_rating = args.min_rating
+    if min_rating is not None and min_rating > 5:
+        if min_rating > 10:
+            return problem(f"min_rating {min_rating:g} is out of range: guest ratings go from 0 to 5.")
+        min_rating = round(min_rating / 2, 2)
+        notes.append(f"min_rating {args.min_rating:g} read on a 10-point scale as {min_rating:g}/5.")
+    try:
+        query = HotelQuery(
+            city=city.name, check_in=args.check_in, check_out=args.check_out, guests=args.guests,
+            min_price=hotel_min, max_price=hotel_max, min_rating=min_rating,
+            amenities=amenities, district=district, sort=args.sort,
+            limit=50,
+        )
+    except ValidationError as exc:
+        return problem("These search filters are not valid: "
+                       + "; ".join(f"{'.'.join(map(str, e['loc'])) or 'query'}: {e['msg']}" for e in exc.errors()))
     offers = [o for o in await store.search(query) if args.min_stars is None or o.hotel.stars >= args.min_stars]
     available = [o for o in offers if o.available]
     ranked = available or offers

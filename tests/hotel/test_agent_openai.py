@@ -212,3 +212,32 @@ async def test_an_answer_that_is_not_json_degrades_to_the_top_results(
 
     assert final.text.startswith(f"{len(paris_names)} hotels available in Paris")
     assert [c.title for c in final.cards] == paris_names[:3]
+
+
+async def test_a_rating_on_a_ten_point_scale_is_rescaled(
+    session: Session, fake_openai: FakeOpenAI, recording: RecordingStore
+) -> None:
+    fake_openai.script(
+        Reply.tool_calls([("search_hotels", {**PARIS, "min_rating": 8.5, "max_price": None})]),
+        Reply.json({"text": "Well rated.", "hotels": []}),
+    )
+
+    await session.say("Paris next weekend rated 8.5 or more")
+
+    assert recording.searches[0].min_rating == 4.25
+    assert "read on a 10-point scale" in tool_messages(fake_openai.requests[1])[0]
+
+
+async def test_arguments_that_fail_validation_get_a_tool_message_not_a_crash(
+    session: Session, fake_openai: FakeOpenAI, recording: RecordingStore
+) -> None:
+    fake_openai.script(
+        Reply.tool_calls([("search_hotels", {"city": "Paris", "check_in": "next friday", "check_out": "2030-06-16"})]),
+        Reply.text("Which dates exactly?"),
+    )
+
+    final = await session.say("Paris next weekend")
+
+    assert recording.searches == []
+    assert tool_messages(fake_openai.requests[1])[0].startswith("Invalid arguments for search_hotels: check_in")
+    assert final.text == "Which dates exactly?"
