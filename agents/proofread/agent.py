@@ -1,0 +1,99 @@
+"""ProofreadAgent: the /proofread command's contract with the runtime."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.proofread.config import GraphConfig
+from agents.proofread.graph import ProofreadGraphBuilder
+from agents.proofread.report import summary_card
+from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
+from bot.events import Attachment, Final
+
+TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".text")
+
+
+class ProofreadAgent(AgentDefinition):
+    name = "proofread"
+    command = "/proofread"
+    summary = "Proofread a Markdown tech article (Zenn, Qiita or plain; Japanese or English)."
+    usage = (
+        "/proofread <article text> — or attach a .md file. Then ask “explain issue 3”, “list the issues”, "
+        "or send a new version to re-check it."
+    )
+    intent_words = ("proofread", "校正", "review my article", "check my article", "記事をチェック", "添削")
+
+    def __init__(self, config: GraphConfig | None = None) -> None:
+        self.config = config or GraphConfig.from_env()
+        self.builder: ProofreadGraphBuilder | None = None
+
+    async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        self.builder = ProofreadGraphBuilder(
+            config=deps.extra.get("proofread_config", self.config),
+            models=deps.models,
+            settings=deps.settings,
+            http_transport=deps.extra.get("proofread_http_transport"),
+            checkers=deps.extra.get("proofread_checkers"),
+        )
+        return self.builder.build(deps.checkpointer)
+
+    def turn_input(self, turn: TurnInput) -> dict[str, Any]:
+        limit = self.config.max_article_bytes
+        text = turn.text.strip()
+        if "\x00" in text:
+            raise BadInput("That looks like binary data; please send the article as Markdown text.")
+        if len(text.encode("utf-8")) > limit:
+            raise BadInput(_too_large("The article", len(text.encode("utf-8")), limit))
+        attachment_text: str | None = None
+        filename: str | None = None
+        attachment = _pick_attachment(turn.attachments)
+        if attachment is not None:
+            if len(attachment.content) > limit:
+                raise BadInput(_too_large(f"`{attachment.filename}`", len(attachment.content), limit))
+            attachment_text = attachment.text()  # BadInput for binary or non-UTF-8 files
+            if not attachment_text.strip():
+                raise BadInput(f"`{attachment.filename}` is empty.")
+            filename = attachment.filename
+        if not text and attachment_text is None:
+            raise BadInput("Send the article after /proofread, or attach it as a .md file.")
+        return {"incoming": {"text": text, "attachment": attachment_text, "filename": filename}}
+
+    def final(self, state: dict[str, Any]) -> Final:
+        review = state.get("review")
+        data: dict[str, Any] = {"score": None, "approved": None, "counts": None, "issues": []}
+        if review:
+            data = {
+                "score": review["score"],
+                "approved": review["approved"],
+                "counts": review["counts"],
+                "issues": review["issues"],
+                "errors": review["errors"],
+                "skipped": review["skipped"],
+                "comparison": review.get("comparison"),
+                "version": review.get("version", 1),
+            }
+        action = state.get("last_action")
+        data["action"] = action
+        if review and action in ("review", "recheck"):
+            return Final(
+                text=state.get("reply", ""),
+                cards=[summary_card(review)],
+                data=data,
+                files=[Attachment(filename="proofread-report.md", content=review["report"])],
+            )
+        return Final(text=state.get("reply", ""), data=data)
+
+
+def _pick_attachment(files: tuple[IncomingFile, ...]) -> IncomingFile | None:
+    if not files:
+        return None
+    return next((f for f in files if f.filename.lower().endswith(TEXT_SUFFIXES)), files[0])
+
+
+def _too_large(what: str, size: int, limit: int) -> str:
+    return (
+        f"{what} is {size / 1000:.0f} KB; the proofreader accepts articles up to {limit // 1000} KB. "
+        "Split it and send the parts separately."
+    )

@@ -1,0 +1,269 @@
+"""code_quality: parse the code blocks (Python, JSON, YAML, TOML, shell), missing language tags,
+hardcoded credentials, filename/language mismatches and a few dangerous shell habits."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+import shutil
+import subprocess
+import textwrap
+import tomllib
+from collections.abc import Callable
+
+import yaml
+
+from agents.proofread.checkers.base import BaseChecker
+from agents.proofread.checkers.privacy import ASSIGNED_SECRET, PLACEHOLDER, find_secrets, looks_random
+from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle
+
+PYTHON = {"python", "py", "python3", "py3", "ipython"}
+JSON = {"json"}
+YAML = {"yaml", "yml"}
+TOML = {"toml"}
+SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
+# Languages that need no tag check: diagrams, plain text, math, diffs.
+NO_SYNTAX = {"text", "txt", "plaintext", "mermaid", "math", "diff", "md", "markdown", "csv", "log", "output"}
+
+EXTENSIONS = {
+    ".py": PYTHON, ".js": {"js", "javascript", "jsx"}, ".ts": {"ts", "typescript"},
+    ".tsx": {"tsx", "typescript", "ts"}, ".jsx": {"jsx", "js", "javascript"}, ".rb": {"rb", "ruby"},
+    ".go": {"go", "golang"}, ".rs": {"rs", "rust"}, ".java": {"java"}, ".json": JSON | {"jsonc"},
+    ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".sh": SHELL | {"zsh"},
+}
+COMMON_DEFAULT_PASSWORDS = {"postgres", "root", "admin", "password", "secret", "mysql", "example", "pass", "guest"}
+CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
+
+
+class SyntaxProblem(Exception):
+    def __init__(self, line: int, message: str) -> None:
+        super().__init__(message)
+        self.line = line  # 1-based within the block
+        self.message = message
+
+
+class CodeQualityChecker(BaseChecker):
+    category = "code_quality"
+    status_text = "Checking code blocks…"
+
+    def rules(self, article: ParsedArticle) -> list[Issue]:
+        issues: list[Issue] = []
+        for block in article.code_blocks:
+            tag_issues = self._language_tag(article, block)
+            issues += tag_issues
+            if not tag_issues:  # code tagged with the wrong language would fail to parse anyway
+                issues += self._syntax(article, block)
+            issues += self._credentials(article, block)
+            issues += self._shell_habits(article, block)
+        return issues
+
+    def _language_tag(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        if block.language is None:
+            return [self.issue(
+                article, "suggestion", block.start_line, "Code block without a language tag.",
+                "Name the language after the fence, e.g. ```python (Zenn/Qiita also accept ```python:main.py).",
+                "Without a language the code is not syntax-highlighted and readers must guess what it is.",
+                "rule:code-language", line_end=block.end_line,
+            )]
+        if block.filename:
+            suffix = "." + block.filename.rsplit(".", 1)[-1].lower() if "." in block.filename else ""
+            expected = EXTENSIONS.get(suffix)
+            if expected and block.language not in expected:
+                return [self.issue(
+                    article, "suggestion", block.start_line,
+                    f"The block is tagged `{block.language}` but its file name is `{block.filename}`.",
+                    "Make the language tag match the file.",
+                    "A mismatched tag gives the wrong highlighting and confuses readers.",
+                    "rule:code-filename",
+                )]
+        return []
+
+    def _syntax(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        language = block.language or ""
+        if block.diff:
+            return []
+        checks: dict[frozenset[str], tuple[str, Callable[[str], None]]] = {
+            frozenset(PYTHON): ("Python", check_python),
+            frozenset(JSON): ("JSON", check_json),
+            frozenset(YAML): ("YAML", check_yaml),
+            frozenset(TOML): ("TOML", check_toml),
+            frozenset(SHELL): ("shell", check_shell),
+        }
+        for languages, (name, check) in checks.items():
+            if language in languages and block.content.strip():
+                try:
+                    check(block.content)
+                except SyntaxProblem as problem:
+                    line = block.content_start_line + max(0, problem.line - 1)
+                    if block.end_line is not None:
+                        line = min(line, block.end_line - 1)
+                    relaxed = name == "JSON" and re.search(r"//|/\*|\.\.\.|…", block.content)
+                    return [self.issue(
+                        article, "suggestion" if relaxed else "warning", line,
+                        f"{name} syntax error: {problem.message}",
+                        "Mark the block as jsonc, or remove the comments/ellipses." if relaxed
+                        else f"Fix the {name} so it parses; readers copy code blocks as they are.",
+                        f"The {name} code in this block does not parse.",
+                        f"rule:syntax-{name.lower()}",
+                    )]
+        return []
+
+    def _credentials(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        issues = []
+        for offset, line in enumerate(block.content.split("\n")):
+            number = block.content_start_line + offset
+            if find_secrets(line, number):
+                continue  # the privacy checker reports it as critical
+            for match in ASSIGNED_SECRET.finditer(line):
+                key, value = match.group(1), match.group(2).rstrip(".,;")
+                if not re.search(r"(?i)secret|token|passw|api[_-]?key|apikey|private", key):
+                    continue
+                quoted = re.search(r"[\"']" + re.escape(value), line) is not None
+                config_like = block.language in CONFIG_LANGUAGES or bool(
+                    re.search(r"(?i)\.(ya?ml|env|ini|toml|cfg)$", block.filename or "")
+                )
+                if PLACEHOLDER.search(value) or value.lower() in COMMON_DEFAULT_PASSWORDS or looks_random(value):
+                    continue  # placeholders and tutorial defaults are fine; random values are privacy's
+                if not (quoted or config_like):
+                    continue  # `password = read_password()` is code, not a literal
+                issues.append(self.issue(
+                    article, "warning", number, f"Hardcoded credential: `{key}` is set to a literal value.",
+                    f"Read it from the environment, e.g. os.environ[\"{key.upper()}\"], and show a placeholder.",
+                    "Readers copy examples verbatim, and a real value here is a leaked credential.",
+                    "rule:hardcoded-credential",
+                ))
+        return issues
+
+    def _shell_habits(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        if (block.language or "") not in SHELL | {"zsh"}:
+            return []
+        issues = []
+        for offset, line in enumerate(block.content.split("\n")):
+            number = block.content_start_line + offset
+            if re.search(r"\bchmod\s+(-R\s+)?777\b", line):
+                issues.append(self.issue(
+                    article, "warning", number, "chmod 777 makes the file writable by every user.",
+                    "Grant only what is needed, e.g. chmod 755 (directories) or 644 (files).",
+                    "World-writable files are a common security hole, and readers copy the command.",
+                    "rule:chmod-777",
+                ))
+            if re.search(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b", line):
+                issues.append(self.issue(
+                    article, "suggestion", number, "The script is piped from curl straight into a shell.",
+                    "Show how to download and inspect the script first, or link the official installer docs.",
+                    "Piping remote scripts into a shell runs whatever the server returns.",
+                    "rule:curl-pipe-shell",
+                ))
+        return issues
+
+
+def check_python(source: str) -> None:
+    lines = source.split("\n")
+    if any(line.startswith(">>> ") for line in lines):
+        # REPL transcript: keep the statements, blank the output, keep the line count.
+        lines = [line[4:] if line.startswith((">>> ", "... ")) else "" for line in lines]
+    lines = ["pass" if re.match(r"^\s*[!%]", line) else line for line in lines]  # IPython magics
+    text = textwrap.dedent("\n".join(lines))
+    try:
+        compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+    except SyntaxError as exc:
+        raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
+
+
+def check_json(source: str) -> None:
+    try:
+        json.loads(source)
+    except json.JSONDecodeError as exc:
+        before = source[: exc.pos].rstrip()
+        if before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
+            # The parser notices a trailing comma at the next token; point at the comma.
+            raise SyntaxProblem(before.count("\n") + 1, "trailing comma") from None
+        raise SyntaxProblem(exc.lineno, exc.msg) from None
+
+
+def check_yaml(source: str) -> None:
+    if "{{" in source or "{%" in source:
+        return  # Helm / Jinja templates are not YAML until rendered
+    try:
+        # compose, not load: CloudFormation's !Ref and other custom tags are valid syntax.
+        for _ in yaml.compose_all(source, Loader=yaml.SafeLoader):
+            pass
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise SyntaxProblem((mark.line + 1) if mark else 1, str(exc.problem or exc.context)) from None
+    except yaml.YAMLError as exc:
+        raise SyntaxProblem(1, str(exc)) from None
+
+
+def check_toml(source: str) -> None:
+    try:
+        tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"line (\d+)", str(exc))
+        line = int(where.group(1)) if where else source.rstrip().count("\n") + 1  # "at end of document"
+        raise SyntaxProblem(line, str(exc).split(" (at")[0]) from None
+
+
+def shell_commands(source: str) -> str:
+    """The commands of a block: a terminal transcript keeps only prompt lines (and their
+    continuations), output lines become blank so line numbers stay aligned."""
+    lines = source.split("\n")
+    prompted = [line for line in lines if re.match(r"^\s*[$%❯]\s", line)]
+    if not prompted or len(prompted) < len([line for line in lines if line.strip()]) / 3:
+        return source
+    kept = []
+    continuing = False
+    for line in lines:
+        if re.match(r"^\s*[$%❯]\s", line):
+            command = re.sub(r"^\s*[$%❯]\s", "", line)
+            kept.append(command)
+            continuing = command.rstrip().endswith("\\")
+        elif continuing:
+            kept.append(line)
+            continuing = line.rstrip().endswith("\\")
+        else:
+            kept.append("")
+    return "\n".join(kept)
+
+
+def check_shell(source: str) -> None:
+    bash = shutil.which("bash")
+    if bash is None:
+        return
+    script = shell_commands(source)
+    try:
+        # -n parses without executing anything.
+        result = subprocess.run([bash, "-n"], input=script, capture_output=True, text=True, timeout=5, check=False)
+    except (subprocess.TimeoutExpired, OSError):
+        return
+    if result.returncode != 0:
+        message = result.stderr.strip().splitlines()[0] if result.stderr.strip() else "syntax error"
+        where = re.search(r"line (\d+)", message)
+        message = re.sub(r"^.*?(line \d+:\s*|bash:\s*)", "", message)
+        line = int(where.group(1)) if where else 1
+        if "end of file" in message:
+            opener = unclosed_opener(script)
+            if opener is not None:
+                keyword, line = opener
+                message = f"`{keyword}` is never closed ({SHELL_CLOSERS[keyword]} is missing)"
+        raise SyntaxProblem(line, message)
+
+
+SHELL_CLOSERS = {"if": "fi", "case": "esac", "do": "done", "{": "}"}
+_SHELL_WORD = re.compile(r"(?:^|[;&|]\s*|\s)(if|then|fi|case|esac|do|done|\{|\})(?=\s|;|$)")
+
+
+def unclosed_opener(script: str) -> tuple[str, int] | None:
+    """The innermost if/case/do/{ left open, with its line: where the author must look."""
+    stack: list[tuple[str, int]] = []
+    closers = {v: k for k, v in SHELL_CLOSERS.items()}
+    for number, line in enumerate(script.split("\n"), start=1):
+        code = re.sub(r"#.*$|'[^']*'|\"[^\"]*\"", "", line)
+        for match in _SHELL_WORD.finditer(code):
+            word = match.group(1)
+            if word in SHELL_CLOSERS:
+                stack.append((word, number))
+            elif word in closers and stack and stack[-1][0] == closers[word]:
+                stack.pop()
+    return stack[-1] if stack else None

@@ -1,0 +1,323 @@
+"""markdown_format: pymarkdownlnt (front matter and GFM tables on) plus rules it does not have.
+
+Zenn and Qiita syntax (`:::message`, `:::note`, `@[card](…)`, `![](url =250x)`, `$$` blocks,
+```` ```js:file.js ````) is blanked out of the linter's view, line count unchanged, so it is never flagged."""
+
+from __future__ import annotations
+
+import re
+import threading
+import unicodedata
+
+from agents.proofread.checkers.base import BaseChecker
+from agents.proofread.schemas import Issue, ParsedArticle, Severity
+from agents.proofread.text import mask_code_spans
+
+# The rules we keep and how much they matter. Everything else is disabled: it is either noise for
+# Japanese technical writing (line length, trailing punctuation, blank lines around lists), owned by
+# another checker (fenced-code-language → code_quality, empty links and reference definitions → link), or wrong for Zenn and
+# Qiita (first line must be a heading, a single H1 when the title is in front matter).
+PYMARKDOWN_RULES: dict[str, tuple[Severity, str]] = {
+    "md001": ("warning", "Heading level jumps by more than one."),
+    "md004": ("suggestion", "Unordered list markers are not consistent."),
+    "md005": ("warning", "List items at the same level are indented differently."),
+    "md011": ("warning", "Reversed link syntax: (text)[url] instead of [text](url)."),
+    "md012": ("suggestion", "Several blank lines in a row."),
+    "md018": ("warning", "No space after the # of a heading: it renders as plain text."),
+    "md019": ("suggestion", "Several spaces after the # of a heading."),
+    "md023": ("warning", "Heading is indented: it may not render as a heading."),
+    "md027": ("suggestion", "Several spaces after the > of a blockquote."),
+    "md028": ("suggestion", "Blank line inside a blockquote splits it in two."),
+    "md029": ("suggestion", "Ordered list numbering is inconsistent."),
+    "md030": ("suggestion", "Unusual spacing after a list marker."),
+    "md031": ("suggestion", "Code fence not surrounded by blank lines."),
+    "md036": ("suggestion", "Emphasis used instead of a heading."),
+    "md037": ("warning", "Spaces inside emphasis markers: the emphasis will not render."),
+    "md038": ("suggestion", "Spaces inside a code span."),
+    "md039": ("suggestion", "Spaces inside link text."),
+    "md046": ("suggestion", "Indented code block where the article uses fenced blocks."),
+    "md055": ("suggestion", "Table rows use leading/trailing pipes inconsistently."),
+    "md056": ("warning", "Table row has a different number of cells from the header."),
+    "md058": ("suggestion", "Table not surrounded by blank lines."),
+    "md059": ("suggestion", "Link text does not describe the target (\"click here\", \"link\")."),
+}
+ALL_PYMARKDOWN_RULES = [f"md{n:03d}" for n in range(1, 61)] + ["pml100", "pml101", "pml102"]
+EXTENSIONS = ("front-matter", "markdown-tables", "markdown-strikethrough", "markdown-task-list-items")
+_LINTER_LOCK = threading.Lock()  # pymarkdownlnt keeps module-level state; one scan at a time
+
+TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
+LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(\S)")
+EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
+STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
+
+
+def _is_punctuation(char: str) -> bool:
+    return unicodedata.category(char)[0] in ("P", "S")
+
+
+def _flanking(line: str, start: int, end: int) -> tuple[bool, bool]:
+    """CommonMark's left- and right-flanking tests for the delimiter run line[start:end]."""
+    before = line[start - 1] if start > 0 else " "
+    after = line[end] if end < len(line) else " "
+    left = not after.isspace() and (not _is_punctuation(after) or before.isspace() or _is_punctuation(before))
+    right = not before.isspace() and (not _is_punctuation(before) or after.isspace() or _is_punctuation(after))
+    return left, right
+
+
+def unrendered_strong(line: str) -> bool:
+    """True when some `**` on the line can be neither matched opener nor closer — typically
+    `これは**「強調」**です`, where CommonMark's flanking rules reject the closing `**`."""
+    runs = list(STRONG_RUN.finditer(line))
+    if not runs:
+        return False
+    open_runs = 0
+    unmatched = 0
+    for run in runs:
+        left, right = _flanking(line, run.start(), run.end())
+        if right and open_runs:
+            open_runs -= 1
+        elif left:
+            open_runs += 1
+        else:
+            unmatched += 1
+    return bool(open_runs or unmatched)
+
+
+def linter_view(article: ParsedArticle) -> str:
+    """The article as pymarkdownlnt should see it: platform extensions blanked, lines kept."""
+    out = []
+    for number, line in enumerate(article.lines, start=1):
+        kind = article.kind(number)
+        stripped = line.strip()
+        if kind in ("container", "math") or (kind == "text" and re.match(r"^@\[\w+\]\(", stripped)):
+            out.append("")
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+def run_pymarkdown(text: str) -> list[tuple[int, int, str, str]]:
+    """(line, column, rule id, detail) for each failure of the kept rules."""
+    from pymarkdown.api import PyMarkdownApi
+
+    if not text.strip():
+        return []
+    api = PyMarkdownApi()
+    for extension in EXTENSIONS:
+        api.enable_extension_by_identifier(extension)
+    for rule in ALL_PYMARKDOWN_RULES:
+        if rule not in PYMARKDOWN_RULES:
+            api.disable_rule_by_identifier(rule)
+    with _LINTER_LOCK:
+        result = api.scan_string(text if text.endswith("\n") else text + "\n")
+    return [
+        (f.line_number, f.column_number, f.rule_id.lower(), (f.extra_error_information or "").strip())
+        for f in result.scan_failures
+    ]
+
+
+class MarkdownFormatChecker(BaseChecker):
+    category = "markdown_format"
+    status_text = "Checking Markdown formatting…"
+
+    def rules(self, article: ParsedArticle) -> list[Issue]:
+        issues = self._linter(article)
+        issues += self._fences_and_containers(article)
+        issues += self._headings(article)
+        issues += self._lines(article)
+        issues += self._urls_and_images(article)
+        issues += self._tables(article)
+        return issues
+
+    def _linter(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        view = linter_view(article)
+        view_lines = view.split("\n")
+        for line, _column, rule, detail in run_pymarkdown(view):
+            severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
+            kind = article.kind(line)
+            if kind in ("code", "fence", "math", "front_matter"):
+                continue
+            if rule == "md036" and kind == "list":
+                continue  # pymarkdownlnt reports a list item that is only ~~struck~~ text
+            if rule == "md012" and _blank_run_was_blanked(article, view_lines, line):
+                continue  # the blank lines are Zenn/Qiita syntax we hid from the linter
+            issues.append(self.issue(
+                article, severity, line, problem + (f" {detail}" if detail else ""),
+                _LINTER_FIXES.get(rule, "Adjust the Markdown so it follows the usual convention."),
+                "Reported by pymarkdownlnt; it renders unexpectedly or inconsistently on Zenn and Qiita.",
+                f"pymarkdownlnt:{rule.upper()}",
+            ))
+        return issues
+
+    def _fences_and_containers(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        for block in article.code_blocks:
+            if not block.closed:
+                issues.append(self.issue(
+                    article, "critical", block.start_line,
+                    f"The code block opened with {block.fence} on line {block.start_line} is never closed.",
+                    f"Add a closing {block.fence} line where the code ends.",
+                    "Everything after an unclosed fence renders as code, hiding the rest of the article.",
+                    "rule:unclosed-fence", line_end=article.line_count,
+                ))
+        for container in article.containers:
+            if container.end_line is None:
+                issues.append(self.issue(
+                    article, "warning", container.start_line,
+                    f"The :::{container.kind} block is never closed.",
+                    "Add a line with ::: where the block ends.",
+                    "An unclosed block swallows the rest of the article into the box.",
+                    "rule:unclosed-container",
+                ))
+        return issues
+
+    def _headings(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        for heading in article.headings:
+            underline = article.line(heading.line + 1).strip()
+            if heading.style == "setext" and underline.startswith("-"):
+                looks_like_sentence = heading.text.endswith(("。", ".", "！", "？", "!", "?", "、")) or len(heading.text) > 40
+                issues.append(self.issue(
+                    article, "warning" if looks_like_sentence else "suggestion", heading.line,
+                    "A line of --- directly under a paragraph turns that paragraph into a heading.",
+                    "Put a blank line before ---, or write the heading as `## …`.",
+                    "Setext headings are easy to create by accident when --- is meant as a rule.",
+                    "rule:setext-heading", line_end=heading.line + 1,
+                ))
+        for number, line in enumerate(article.lines, start=1):
+            if article.kind(number) == "heading" and EMPTY_HEADING.match(line):
+                issues.append(self.issue(
+                    article, "warning", number, "Empty heading.", "Give the heading a title or remove it.",
+                    "An empty heading shows as a blank gap and an empty table-of-contents entry.",
+                    "rule:empty-heading",
+                ))
+        return issues
+
+    def _lines(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        for number, line in article.prose_lines():
+            masked = mask_code_spans(line)
+            kind = article.kind(number)
+            missing_space = LIST_WITHOUT_SPACE.match(masked)
+            if missing_space and kind == "text" and _looks_like_list_item(article, number, missing_space):
+                marker = missing_space.group(2)
+                issues.append(self.issue(
+                    article, "warning", number, f"List marker `{marker}` has no space after it.",
+                    f"Write `{marker} ` followed by the item text.",
+                    "Without the space the line is plain text, not a list item.",
+                    "rule:list-marker-space",
+                ))
+            if unrendered_strong(masked):
+                issues.append(self.issue(
+                    article, "warning", number,
+                    "Bold text (**…**) next to punctuation such as 「」 or （） will not render.",
+                    "Move the ** inside the brackets (「**強調**」) or add a space around the ** markers.",
+                    "CommonMark only accepts ** before/after punctuation when the other side is a space "
+                    "or punctuation; Zenn and Qiita follow that rule.",
+                    "rule:strong-flanking",
+                ))
+        return issues
+
+    def _urls_and_images(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        for link in article.links:
+            if link.kind == "bare" and link.swallowed:
+                issues.append(self.issue(
+                    article, "warning", link.line,
+                    f"The bare URL {link.url} is followed directly by “{link.swallowed[:10]}”, which "
+                    "becomes part of the link.",
+                    f"Write it as [text]({link.url}) or <{link.url}>, or add a space after it.",
+                    "Autolinking stops only at whitespace, so the following text ends up in the URL.",
+                    "rule:bare-url-swallow",
+                ))
+            elif link.kind == "bare" and (not link.alone_on_line or article.article_type == "markdown"):
+                if article.kind(link.line) == "table":
+                    continue
+                issues.append(self.issue(
+                    article, "suggestion", link.line, f"Bare URL {link.url}.",
+                    f"Give it link text: [page title]({link.url}).",
+                    "Descriptive link text reads better and tells readers where the link goes.",
+                    "rule:bare-url",
+                ))
+            elif link.kind == "image" and not link.text.strip():
+                issues.append(self.issue(
+                    article, "warning", link.line, f"Image {link.url or '(no URL)'} has no alt text.",
+                    "Describe the image inside the brackets: ![構成図](…).",
+                    "Alt text is read by screen readers and shown when the image fails to load.",
+                    "rule:image-alt",
+                ))
+        return issues
+
+    def _tables(self, article: ParsedArticle) -> list[Issue]:
+        issues = []
+        number = 1
+        while number <= article.line_count:
+            if article.kind(number) != "table":
+                number += 1
+                continue
+            start = number
+            while article.kind(number) == "table":
+                number += 1
+            rows = number - start
+            if rows >= 2 and not TABLE_DELIMITER.match(article.line(start + 1)):
+                issues.append(self.issue(
+                    article, "warning", start,
+                    "This table has no delimiter row (|---|---|) under its header.",
+                    "Add a row like |---|---| as the second line of the table.",
+                    "Without the delimiter row the table renders as plain text with pipes.",
+                    "rule:table-delimiter", line_end=number - 1,
+                ))
+        return issues
+
+
+def _blank_run_was_blanked(article: ParsedArticle, view: list[str], line: int) -> bool:
+    """True when the run of blank lines around `line` (as the linter saw it) contains a line we
+    blanked out, i.e. the author did not write those blank lines."""
+    def blanked(number: int) -> bool:
+        return bool(article.line(number).strip())
+
+    number = line
+    while 1 <= number <= len(view) and not view[number - 1].strip():
+        if blanked(number):
+            return True
+        number -= 1
+    number = line + 1
+    while 1 <= number <= len(view) and not view[number - 1].strip():
+        if blanked(number):
+            return True
+        number += 1
+    return False
+
+
+def _looks_like_list_item(article: ParsedArticle, number: int, match: re.Match[str]) -> bool:
+    """`-項目` is a list item missing its space; `-1` or `+α` in running text is not."""
+    neighbours = {article.kind(number - 1), article.kind(number + 1)}
+    first = match.group(3)
+    return "list" in neighbours or not first.isascii()
+
+
+_LINTER_FIXES = {
+    "md001": "Use the next heading level (e.g. ## then ###), not a jump.",
+    "md004": "Use one list marker (- is usual) throughout.",
+    "md005": "Indent items of the same level by the same amount.",
+    "md011": "Write links as [text](url).",
+    "md012": "Keep one blank line between blocks.",
+    "md018": "Add a space after the #: `## 見出し`.",
+    "md019": "Use a single space after the #.",
+    "md023": "Start the heading at the beginning of the line.",
+    "md027": "Use a single space after >.",
+    "md028": "Remove the blank line or start each quote with >.",
+    "md029": "Number the items 1. 2. 3. (or all 1.).",
+    "md030": "Use one space after the list marker.",
+    "md031": "Add a blank line before and after the code fence.",
+    "md036": "Use a heading (##) instead of a bold line.",
+    "md037": "Remove the spaces just inside the * or ** markers.",
+    "md038": "Remove the spaces just inside the backticks.",
+    "md039": "Remove the spaces just inside the brackets.",
+    "md046": "Use a fenced code block (```) with a language.",
+    "md055": "Use leading and trailing pipes on every row.",
+    "md056": "Give every row as many cells as the header.",
+    "md058": "Add a blank line before and after the table.",
+    "md059": "Use link text that names the target page.",
+}

@@ -1,0 +1,244 @@
+"""privacy: credentials, emails, internal hostnames and private IPs — anywhere in the article,
+code blocks and front matter included. Every finding is critical: a published secret is leaked."""
+
+from __future__ import annotations
+
+import ipaddress
+import math
+import re
+from collections import Counter
+from dataclasses import dataclass
+
+from agents.proofread.checkers.base import BaseChecker
+from agents.proofread.schemas import Issue, ParsedArticle
+
+
+@dataclass(frozen=True)
+class SecretPattern:
+    name: str
+    pattern: re.Pattern[str]
+    what: str
+
+
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    SecretPattern("private-key", re.compile(r"-----BEGIN (?:[A-Z]+ )*PRIVATE KEY(?: BLOCK)?-----"), "a private key"),
+    SecretPattern("aws-access-key", re.compile(r"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}\b"),
+                  "an AWS access key ID"),
+    SecretPattern("aws-secret-key",
+                  re.compile(r"(?i)aws.{0,20}?(?:secret|sk).{0,20}?[=:]\s*[\"']?([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"),
+                  "an AWS secret access key"),
+    SecretPattern("slack-token", re.compile(r"\bxox[abposr]-[0-9A-Za-z-]{10,}"), "a Slack token"),
+    SecretPattern("slack-webhook",
+                  re.compile(r"https://hooks\.slack\.com/services/T[0-9A-Z]{6,}/B[0-9A-Z]{6,}/[0-9A-Za-z]{16,}"),
+                  "a Slack incoming-webhook URL"),
+    SecretPattern("github-token", re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{50,})\b"),
+                  "a GitHub token"),
+    SecretPattern("openai-key", re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_-]{20,}"), "an OpenAI API key"),
+    SecretPattern("anthropic-key", re.compile(r"\bsk-ant-[A-Za-z0-9_-]{20,}"), "an Anthropic API key"),
+    SecretPattern("google-api-key", re.compile(r"\bAIza[0-9A-Za-z_-]{35}\b"), "a Google API key"),
+    SecretPattern("stripe-key", re.compile(r"\b(?:sk|rk)_live_[0-9A-Za-z]{20,}\b"), "a Stripe live key"),
+    SecretPattern("discord-token", re.compile(r"\b[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}\b"),
+                  "a Discord bot token"),
+    SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
+                  "a JSON Web Token"),
+    SecretPattern("url-credentials", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@[^\s/]+"),
+                  "a password inside a URL"),
+)
+
+# `password = "…"`, `API_KEY: …`, `"token": "…"` with a value that looks random.
+ASSIGNED_SECRET = re.compile(
+    r"(?i)\b([\w.-]*(?:secret|token|passwd|password|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
+    r"client[_-]?secret|auth)[\w.-]*)[\"']?\s*(?:=|:|=>)\s*[\"']?([A-Za-z0-9+/_\-.=~!@#$%^&*]{8,})[\"']?"
+)
+PLACEHOLDER = re.compile(
+    r"(?i)(example|sample|dummy|placeholder|your|xxx|yyy|\*\*\*|<|>|\.\.\.|…|changeme|redacted|"
+    r"masked|hoge|fuga|piyo|foo|bar|test|fake|todo|replace|abcdef|123456|\$\{|\{\{|env|getenv|process\.)"
+)
+EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?![\w-])")
+SAFE_EMAIL_DOMAINS = re.compile(
+    r"(?i)(^|\.)(example\.(com|org|net|jp|co\.jp)|[a-z0-9-]+\.example|[a-z0-9-]+\.test|[a-z0-9-]+\.invalid|"
+    r"users\.noreply\.github\.com|noreply\.github\.com)$"
+)
+IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.]|/\d)")
+HOSTNAME = re.compile(
+    r"(?<![\w.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
+    r"(?:internal|local|localdomain|corp|intranet|intra|lan|private|home\.arpa))\b(?![.-]\w)",
+    re.I,
+)
+PUBLIC_INTERNAL_NAMES = re.compile(
+    r"(?i)^(host\.docker\.internal|gateway\.docker\.internal|kubernetes\.docker\.internal|"
+    r"metadata\.google\.internal|raspberrypi\.local|.*\.cluster\.local|(.*\.)?example\.[a-z.]+)$"
+)
+_DOC_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
+
+
+def shannon_entropy(value: str) -> float:
+    counts = Counter(value)
+    return -sum(n / len(value) * math.log2(n / len(value)) for n in counts.values())
+
+
+def looks_random(value: str) -> bool:
+    """Long enough and varied enough to be a generated secret rather than a word or a path."""
+    if len(value) < 16 or PLACEHOLDER.search(value):
+        return False
+    if re.fullmatch(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+", value):
+        return False  # identifiers: some_name, SOME_NAME, someName
+    if re.fullmatch(r"[0-9a-f]+", value):
+        return len(value) >= 32 and shannon_entropy(value) >= 3.0
+    classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
+    return classes >= 2 and shannon_entropy(value) >= 3.5
+
+
+@dataclass(frozen=True)
+class Finding:
+    kind: str
+    what: str
+    line: int
+    start: int
+    end: int
+    value: str
+
+
+def mask_value(value: str) -> str:
+    """Enough of a secret to recognise it, not enough to use it."""
+    if len(value) <= 8:
+        return "****"
+    return f"{value[:4]}…{value[-2:]}"
+
+
+def find_secrets(line: str, number: int) -> list[Finding]:
+    """Credential-shaped strings on one line (known token formats and random assigned values)."""
+    found: list[Finding] = []
+    for spec in SECRET_PATTERNS:
+        for match in spec.pattern.finditer(line):
+            group = 1 if match.groups() else 0
+            value = match.group(group)
+            if "EXAMPLE" in value or "EXAMPLE" in match.group(0) or PLACEHOLDER.search(value.lower().replace("sk-", "")):
+                continue
+            if spec.name == "url-credentials" and not _real_url_password(match.group(0), value):
+                continue
+            if spec.name in ("private-key", "url-credentials") or not _is_placeholder_token(value):
+                found.append(Finding(spec.name, spec.what, number, match.start(group), match.end(group), value))
+    taken = [(f.start, f.end) for f in found]
+    for match in ASSIGNED_SECRET.finditer(line):
+        value = match.group(2).rstrip(".,;")
+        start = match.start(2)
+        if any(a <= start < b for a, b in taken):
+            continue
+        if looks_random(value):
+            found.append(Finding("assigned-secret", f"a secret assigned to `{match.group(1)}`", number,
+                                 start, start + len(value), value))
+    return found
+
+
+def _real_url_password(url: str, password: str) -> bool:
+    """postgres://postgres:postgres@localhost is a tutorial default; a random password on a
+    real host is a leak."""
+    host = url.rsplit("@", 1)[1].split(":")[0].split("/")[0].lower()
+    if host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host:
+        return looks_random(password)
+    return len(password) >= 8 and not PLACEHOLDER.search(password)
+
+
+def _is_placeholder_token(value: str) -> bool:
+    body = re.sub(r"^[a-z]+[-_]", "", value)
+    return len(set(body.lower())) <= 3  # sk-xxxxxxxx, AKIA0000000000000000
+
+
+def redact(line: str) -> str:
+    """The line with every secret-looking value masked, for quoting in reports."""
+    for finding in sorted(find_secrets(line, 0), key=lambda f: f.start, reverse=True):
+        line = line[: finding.start] + mask_value(finding.value) + line[finding.end :]
+    return line
+
+
+def is_private_ip(text: str) -> bool:
+    try:
+        address = ipaddress.ip_address(text)
+    except ValueError:
+        return False
+    if address.is_loopback or address.is_unspecified or address.is_link_local:
+        return False  # 127.0.0.1, 0.0.0.0, 169.254.169.254: the same everywhere, nothing revealed
+    if any(address in network for network in _DOC_NETWORKS):
+        return False
+    return address.is_private
+
+
+def _context_is_version(line: str, start: int) -> bool:
+    before = line[max(0, start - 12) : start].lower()
+    return bool(re.search(r"(v|version|ver\.?|バージョン)\s*$", before))
+
+
+class PrivacyChecker(BaseChecker):
+    category = "privacy"
+    status_text = "Looking for secrets and personal data…"
+
+    def rules(self, article: ParsedArticle) -> list[Issue]:
+        issues: list[Issue] = []
+        private_key_open = False
+        for number, line in enumerate(article.lines, start=1):
+            if private_key_open:
+                if "-----END" in line:
+                    private_key_open = False
+                continue
+            for finding in find_secrets(line, number):
+                if finding.kind == "private-key" and "-----END" not in line:
+                    private_key_open = True
+                shown = "" if finding.kind == "private-key" else f" ({mask_value(finding.value)})"
+                issues.append(self.issue(
+                    article, "critical", number,
+                    f"The article contains {finding.what}{shown}.",
+                    "Remove it and replace it with a placeholder such as YOUR_API_KEY, then revoke/rotate "
+                    "the credential: it may already have been copied.",
+                    "Anything published in an article is public and scraped by bots within minutes.",
+                    f"rule:{finding.kind}",
+                ))
+            issues += self._personal(article, number, line)
+        return issues
+
+    def _personal(self, article: ParsedArticle, number: int, line: str) -> list[Issue]:
+        issues = []
+        for match in EMAIL.finditer(line):
+            address = match.group(0)
+            domain = address.rsplit("@", 1)[1]
+            if SAFE_EMAIL_DOMAINS.search(domain) or re.search(r"\.(png|jpe?g|gif|svg|webp)$", domain, re.I):
+                continue
+            if line[: match.start()].endswith("://"):
+                continue  # user info of a URL (https://token@host): a token, reported above
+            local = address.split("@", 1)[0]
+            if local.lower() in {"git", "noreply", "no-reply", "user", "you", "name"}:
+                continue
+            issues.append(self.issue(
+                article, "critical", number, f"The article contains an email address ({local[:2]}…@{domain}).",
+                "Replace it with an address at example.com (reserved for documentation), e.g. user@example.com.",
+                "Published addresses are harvested for spam and phishing; a work address also reveals "
+                "your employer's mail domain.",
+                "rule:email",
+            ))
+        for match in IPV4.finditer(line):
+            address = match.group(1)
+            if is_private_ip(address) and not _context_is_version(line, match.start()):
+                issues.append(self.issue(
+                    article, "critical", number, f"The article contains a private IP address ({address}).",
+                    "Use an address from a documentation range such as 192.0.2.10 (RFC 5737), or a placeholder.",
+                    "Private addresses reveal the layout of the network the article was written from.",
+                    "rule:private-ip",
+                ))
+        for match in HOSTNAME.finditer(line):
+            host = match.group(1)
+            if PUBLIC_INTERNAL_NAMES.match(host) or "@" in line[max(0, match.start() - 1) : match.start()]:
+                continue
+            issues.append(self.issue(
+                article, "critical", number, f"The article contains an internal hostname ({host}).",
+                "Replace it with a neutral name such as app.example.internal or server.example.com.",
+                "Internal hostnames reveal your organisation's infrastructure and naming scheme.",
+                "rule:internal-hostname",
+            ))
+        return issues
+
+
+def redact_personal(line: str) -> str:
+    """The line with emails, private IPs and internal hostnames masked, for quoting."""
+    line = EMAIL.sub(lambda m: "***@" + m.group(0).rsplit("@", 1)[1], line)
+    line = IPV4.sub(lambda m: "x.x.x.x" if is_private_ip(m.group(1)) else m.group(0), line)
+    return HOSTNAME.sub(lambda m: m.group(0) if PUBLIC_INTERNAL_NAMES.match(m.group(1)) else "***.internal", line)

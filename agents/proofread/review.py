@@ -1,0 +1,132 @@
+"""The review graph: parse → checkers (parallel subgraphs) → aggregate → final report.
+
+One run reviews one version of an article. It is compiled without a checkpointer: it runs inside
+a node of the thread graph, which stores its result as plain data."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any
+
+from langgraph.graph import END, START, StateGraph
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.proofread.checkers import BaseChecker
+from agents.proofread.parser import parse_article
+from agents.proofread.report import compare, render_report
+from agents.proofread.schemas import ErrorInfo
+from agents.proofread.scoring import calculate_score, count_by_severity, determine_approval, order_issues
+from agents.proofread.state import ReviewState
+from agents.proofread.status import report_status
+
+
+async def parse_node(state: ReviewState) -> dict[str, Any]:
+    report_status("Reading the article…")
+    parsed = await asyncio.to_thread(parse_article, state["target_article"] or "")
+    return {"parsed_article": parsed, "article_type": parsed.article_type}
+
+
+async def aggregate_node(state: ReviewState) -> dict[str, Any]:
+    report_status("Scoring…")
+    issues = order_issues(state.get("issues") or [])
+    counts = count_by_severity(issues)
+    score = calculate_score(counts["critical"], counts["warning"], counts["suggestion"])
+    return {
+        "numbered_issues": issues,
+        "critical_count": counts["critical"],
+        "warning_count": counts["warning"],
+        "suggestion_count": counts["suggestion"],
+        "overall_score": score,
+        "is_approved": determine_approval(counts["critical"], score),
+    }
+
+
+async def final_report_node(state: ReviewState) -> dict[str, Any]:
+    parsed = state["parsed_article"]
+    assert parsed is not None
+    lines = parsed.lines
+    issues = [
+        {"number": number, **issue.model_dump()}
+        for number, issue in enumerate(state.get("numbered_issues") or [], start=1)
+    ]
+    review: dict[str, Any] = {
+        "title": parsed.title,
+        "filename": state.get("filename"),
+        "article_type": parsed.article_type,
+        "language": parsed.language,
+        "line_count": parsed.line_count,
+        "score": state["overall_score"],
+        "approved": state["is_approved"],
+        "counts": {
+            "critical": state["critical_count"],
+            "warning": state["warning_count"],
+            "suggestion": state["suggestion_count"],
+        },
+        "issues": issues,
+        "errors": [e.model_dump() for e in _sorted_errors(state.get("errors") or [])],
+        "skipped": [s.model_dump() for s in state.get("skipped") or []],
+        "comparison": None,
+    }
+    previous = state.get("previous_review")
+    if previous:
+        review["version"] = int(previous.get("version", 1)) + 1
+        review["comparison"] = {
+            **compare(previous["issues"], previous["article"].split("\n"), issues, lines),
+            "previous_score": previous["score"],
+        }
+    report = render_report(review, lines)
+    review["report"] = report
+    return {"final_report": report, "comparison": review["comparison"], "review": review}
+
+
+def _sorted_errors(errors: list[ErrorInfo]) -> list[ErrorInfo]:
+    return sorted(errors, key=lambda e: e.step)
+
+
+def build_review_graph(checkers: list[BaseChecker], *, parallel: bool = True) -> CompiledStateGraph:
+    builder = StateGraph(ReviewState)
+    builder.add_node("parse", parse_node)
+    steps = []
+    for checker in checkers:
+        builder.add_node(checker.step, checker.create_graph())
+        steps.append(checker.step)
+    builder.add_node("aggregate", aggregate_node)
+    builder.add_node("final_report", final_report_node)
+    builder.add_edge(START, "parse")
+    if parallel:
+        for step in steps:
+            builder.add_edge("parse", step)
+        builder.add_edge(steps, "aggregate")
+    else:
+        for before, after in zip(["parse", *steps], [*steps, "aggregate"], strict=True):
+            builder.add_edge(before, after)
+    builder.add_edge("aggregate", "final_report")
+    builder.add_edge("final_report", END)
+    return builder.compile(checkpointer=False, name="proofread_review")
+
+
+async def run_review(graph: CompiledStateGraph, review_input: dict[str, Any]) -> dict[str, Any]:
+    """Run the review graph and return its final state, passing the checkers' status events on to
+    whatever graph is running us (the runtime does not stream subgraphs itself)."""
+    from langgraph.config import get_stream_writer
+
+    try:
+        forward = get_stream_writer()
+    except RuntimeError:
+        forward = None
+    final: dict[str, Any] | None = None
+    root: tuple[str, ...] | None = None
+    async for namespace, mode, chunk in graph.astream(
+        review_input, stream_mode=["custom", "values"], subgraphs=True
+    ):
+        if mode == "custom":
+            if forward is not None:
+                forward(chunk)
+        elif mode == "values":
+            if root is None or len(namespace) < len(root):
+                root = namespace
+            if namespace == root:
+                final = chunk
+    if final is None:
+        raise RuntimeError("the review graph produced no state")
+    return final
