@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import time
 from collections.abc import AsyncIterator
 
@@ -56,7 +57,7 @@ async def test_twenty_messages_to_one_thread_run_one_at_a_time_in_order(runtime:
     assert humans == [f"look up item{i}" for i in range(20 - len(humans), 20)]
     # The checkpoint history is a single chain: every checkpoint's parent is the one before it.
     history = [c async for c in graph.aget_state_history(config)]
-    for newer, older in zip(history, history[1:], strict=False):
+    for newer, older in itertools.pairwise(history):
         assert newer.parent_config is not None
         assert newer.parent_config["configurable"]["checkpoint_id"] == older.config["configurable"]["checkpoint_id"]
 
@@ -191,3 +192,22 @@ async def test_lifecycle_state_is_persisted_through_the_turn(runtime: Conversati
     assert seen[-1] == "responding"
     record = await runtime.app_db.get_thread(key.thread_id)
     assert record is not None and record.state == "idle" and record.turn == 1
+
+
+async def test_uncommanded_text_is_routed_by_intent_then_small_talk(settings: Settings) -> None:
+    from agents.chat import ChatAgent
+
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent(), ChatAgent()]) as rt:
+        routed = await collect(rt.handle(ConversationKey.console("intent"), "look up capybaras"))
+        assert isinstance(routed[-1], Final) and "Notes about capybaras" in routed[-1].text
+        chat_key = ConversationKey.console("smalltalk")
+        chatted = await collect(rt.handle(chat_key, "good morning"))
+        assert isinstance(chatted[-1], Final) and "offline model" in chatted[-1].text
+        assert await rt.bound_agent(chat_key) == "chat"
+
+
+async def test_unknown_thread_is_not_owned_until_the_bot_answers(runtime: ConversationRuntime) -> None:
+    key = ConversationKey.slack("T1", "C1", "1700000000.000100")
+    assert not await runtime.owns(key)
+    await collect(runtime.handle(key, "/echo hi"))
+    assert await runtime.owns(key)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import itertools
 import uuid
 from pathlib import Path
 
@@ -81,7 +82,7 @@ async def test_two_runtimes_on_postgres_never_run_one_thread_at_once(tmp_path: P
         graph = await a._graph(a._agents["echo"])
         config = a._config(key, a._agents["echo"], 0)
         history = [c async for c in graph.aget_state_history(config)]
-        for newer, older in zip(history, history[1:], strict=False):
+        for newer, older in itertools.pairwise(history):
             assert newer.parent_config is not None
             assert newer.parent_config["configurable"]["checkpoint_id"] == older.config["configurable"]["checkpoint_id"]
         messages = history[0].values["messages"]
