@@ -41,7 +41,7 @@ class ProofreadAgent(AgentDefinition):
 
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         limit = self.config.max_article_bytes
-        text = turn.text.strip()
+        text = turn.text
         if "\x00" in text:
             raise BadInput("That looks like binary data; please send the article as Markdown text.")
         if len(text.encode("utf-8")) > limit:
@@ -56,7 +56,7 @@ class ProofreadAgent(AgentDefinition):
             if not attachment_text.strip():
                 raise BadInput(f"`{attachment.filename}` is empty.")
             filename = attachment.filename
-        if not text and attachment_text is None:
+        if not text.strip() and attachment_text is None:
             raise BadInput("Send the article after /proofread, or attach it as a .md file.")
         return {"incoming": {"text": text, "attachment": attachment_text, "filename": filename}}
 

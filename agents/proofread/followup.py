@@ -46,7 +46,7 @@ def looks_like_article(text: str) -> bool:
 
 def split_instruction(text: str) -> tuple[str, str]:
     """("re-check after my fix:", article) when a request line precedes a pasted article."""
-    first, _, rest = text.strip().partition("\n")
+    first, _, rest = text.lstrip().partition("\n")
     if rest.strip() and (RECHECK.search(first) or COMMAND_WORDS.match(first)) and looks_like_article(rest):
         return first, rest
     return "", text
