@@ -6,6 +6,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+from typing import Any
 
 import aiohttp
 from aiohttp import web
@@ -23,6 +24,13 @@ EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all ar
 def web_app(bot: SlackBot) -> web.Application:
     """bolt's aiohttp application plus a health check for the hosting platform."""
     app = bot.app.web_app(path=EVENTS_PATH)
+
+    @web.middleware
+    async def ack_first(request: web.Request, handler: Any) -> web.StreamResponse:
+        async with bot.ack_first.request():
+            return await handler(request)
+
+    app.middlewares.append(ack_first)
 
     async def health(_: web.Request) -> web.Response:
         return web.Response(text="ok")
@@ -77,6 +85,13 @@ async def _socket_mode(bot: SlackBot, settings: Settings, stop: asyncio.Event) -
 
     assert settings.slack_app_token is not None
     handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+    handle = handler.handle
+
+    async def acked_first(client: Any, req: Any) -> None:
+        async with bot.ack_first.request():
+            await handle(client, req)
+
+    handler.client.socket_mode_request_listeners[:] = [acked_first]
     await handler.connect_async()
     log.info("Slack bot connected in Socket Mode")
     try:

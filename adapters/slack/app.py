@@ -4,6 +4,7 @@ events → Slack messages (adapters.slack.turn). Listeners ack first and do the 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import html
 import logging
 import re
@@ -123,6 +124,33 @@ def suggested_prompts(agents: list[AgentDefinition]) -> list[dict[str, str]]:
     return prompts
 
 
+class AckFirst:
+    """Requests waiting for their acknowledgement go before background work: a burst of slash
+    commands is acked first, then its turns start (each waits at most `max_wait` seconds)."""
+
+    def __init__(self, max_wait: float = 0.25) -> None:
+        self.max_wait = max_wait
+        self._pending = 0
+        self._quiet = asyncio.Event()
+        self._quiet.set()
+
+    @contextlib.asynccontextmanager
+    async def request(self) -> AsyncIterator[None]:
+        self._pending += 1
+        self._quiet.clear()
+        try:
+            yield
+        finally:
+            self._pending -= 1
+            if self._pending == 0:
+                self._quiet.set()
+
+    async def wait(self) -> None:
+        if self._pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._quiet.wait(), self.max_wait)
+
+
 class SlackBot:
     """The bolt app and the background work it starts. `drain()` waits for in-flight turns."""
 
@@ -145,6 +173,7 @@ class SlackBot:
             logger=logging.getLogger("adapters.slack.bolt"),
         )
         self._tasks: set[asyncio.Task[None]] = set()
+        self.ack_first = AckFirst()
         self._session: aiohttp.ClientSession | None = None
         self.bot_user_id: str | None = None
         self._register()
@@ -180,18 +209,22 @@ class SlackBot:
 
     def spawn(self, work: Coroutine[Any, Any, None], *, name: str) -> None:
         """Run `work` after the ack, keeping a reference; a crash is logged, never silent."""
-        task = asyncio.create_task(self._logged(work, name), name=name)
+        task = asyncio.create_task(self._logged(self._after_acks(work)), name=name)
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
+    async def _after_acks(self, work: Awaitable[None]) -> None:
+        await self.ack_first.wait()
+        await work
+
     @staticmethod
-    async def _logged(work: Awaitable[None], name: str) -> None:
+    async def _logged(work: Awaitable[None]) -> None:
         try:
             await work
         except asyncio.CancelledError:
             raise
         except Exception:
-            log.exception("%s failed", name)
+            log.exception("background Slack work failed")
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:

@@ -143,8 +143,16 @@ class FakeSlackAPI:
         self._socket_acks: dict[str, asyncio.Future[dict[str, Any]]] = {}
         self._socket_connected = asyncio.Event()
 
+    @classmethod
+    def in_other_process(cls, port: int) -> FakeSlackAPI:
+        """A handle on a fake running elsewhere (`python -m tests.fakes.slack_api --port N`): ids
+        and URLs only, for SlackDelivery; its calls are not recorded here."""
+        api = cls()
+        api._port = port
+        return api
+
     # --- lifecycle ------------------------------------------------------------------------
-    async def start(self) -> FakeSlackAPI:
+    async def start(self, *, port: int = 0) -> FakeSlackAPI:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.add_routes(
             [
@@ -154,11 +162,12 @@ class FakeSlackAPI:
                 web.post("/upload/{file_id}", self._upload),
                 web.post("/response/{rid}", self._response_url),
                 web.get("/socket", self._socket),
+                web.get("/_fake/stats", self._stats),
             ]
         )
         self._runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        site = web.TCPSite(self._runner, "127.0.0.1", port)
         await site.start()
         self._port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
         return self
@@ -354,6 +363,20 @@ class FakeSlackAPI:
         if failure.remaining <= 0:
             queue.pop(0)
         return failure
+
+    async def _stats(self, request: web.Request) -> web.Response:
+        """Counts for a harness in another process: calls per method, messages, open streams."""
+        methods: dict[str, int] = {}
+        for call in self.calls:
+            methods[call.method] = methods.get(call.method, 0) + 1
+        return web.json_response(
+            {
+                "calls": methods,
+                "messages": len(self.messages),
+                "with_blocks": sum(1 for m in self.messages.values() if m.blocks),
+                "streaming": sum(1 for m in self.messages.values() if m.streaming),
+            }
+        )
 
     async def _download(self, request: web.Request) -> web.StreamResponse:
         auth = request.headers.get("Authorization")
@@ -814,3 +837,26 @@ def find_button(message: FakeMessage, label: str) -> dict[str, Any]:
             if element.get("type") == "button" and element["text"]["text"] == label:
                 return element
     raise AssertionError(f"no button {label!r} in {message.blocks}")
+
+
+async def _serve_forever(port: int, latency: float) -> None:
+    api = FakeSlackAPI(latency=latency)
+    await api.start(port=port)
+    print(f"fake Slack Web API on {api.base_url}", flush=True)
+    try:
+        await asyncio.Event().wait()
+    finally:
+        await api.close()
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description="Run the fake Slack Web API on 127.0.0.1")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds added to every Web API answer")
+    cli = parser.parse_args()
+    try:
+        asyncio.run(_serve_forever(cli.port, cli.latency))
+    except KeyboardInterrupt:
+        pass

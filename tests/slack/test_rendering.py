@@ -189,3 +189,27 @@ def test_manifest_declares_what_the_adapter_uses() -> None:
     assert "assistant_view" in manifest["features"]
     urls = {c["url"] for c in manifest["features"]["slash_commands"]}
     assert all(url.endswith("/slack/events") for url in urls)
+
+
+async def test_background_work_waits_for_pending_acks_but_not_forever() -> None:
+    import asyncio
+
+    from adapters.slack.app import AckFirst
+
+    gate = AckFirst(max_wait=5.0)
+    started: list[str] = []
+
+    async def work() -> None:
+        await gate.wait()
+        started.append("work")
+
+    async with gate.request():
+        task = asyncio.create_task(work())
+        await asyncio.sleep(0.05)
+        assert started == []  # a request is still waiting for its ack
+    await task
+    assert started == ["work"]
+
+    impatient = AckFirst(max_wait=0.01)
+    async with impatient.request():
+        await impatient.wait()  # returns after max_wait even though the request is still pending
