@@ -11,8 +11,10 @@ from typing import Any
 
 from adapters.slack import serve
 from bot.conversation import ConversationKey
-from tests.fakes.slack_api import APP_ID, TEAM_ID, FakeSlackAPI, SlackDelivery
+from tests.fakes.slack_api import APP_ID, BOT_USER_ID, TEAM_ID, FakeSlackAPI, SlackDelivery
 from tests.slack.conftest import HarnessFactory, slack_settings
+
+FIXTURES = Path(__file__).parents[1] / "proofread" / "fixtures"
 
 
 async def test_hotel_command_with_the_real_hotel_agent_answers_with_hotel_cards(make_harness: HarnessFactory) -> None:
@@ -40,6 +42,22 @@ async def test_hotel_command_with_the_real_hotel_agent_answers_with_hotel_cards(
     assert await harness.runtime.bound_agent(key) == "hotel"
     later = api.thread("C0GENERAL", root.ts)[len(replies) :]
     assert any("Paris" in m.text for m in later)
+
+
+async def test_mention_with_a_markdown_file_is_proofread_by_the_real_agent(make_harness: HarnessFactory) -> None:
+    harness = await make_harness(registered=True)
+    api, slack = harness.api, harness.slack
+    article = (FIXTURES / "markdown_broken.md").read_bytes()
+    file = api.add_file("article.md", article)
+    event = slack.message_event(f"<@{BOT_USER_ID}> please proofread this", type_="app_mention", files=[file])
+    await slack.event(event)
+    await harness.settle()
+    replies = api.thread("C0GENERAL", event["ts"])
+    assert any(m.text.startswith("Proofreading:") for m in replies)
+    summary = next(m for m in replies if m.blocks)
+    assert summary.blocks[0]["text"]["text"].startswith("*Proofreading:")
+    (report,) = api.uploaded()
+    assert report.name.endswith(".md") and report.thread_ts == event["ts"] and report.content
 
 
 def _free_port() -> int:

@@ -64,3 +64,15 @@ async def test_command_in_a_channel_the_bot_cannot_post_in_is_reported_to_the_us
     await harness.settle()
     _, body = harness.api.responses[0]
     assert body["response_type"] == "ephemeral" and "/invite" in body["text"]
+
+
+async def test_long_answers_are_split_at_slacks_limit_on_paragraph_boundaries(make_harness: HarnessFactory) -> None:
+    harness = await make_harness([CardsAgent(statuses=1, answer_chars=8000)])
+    await harness.slack.command("/hotel", "Nice")
+    await harness.settle()
+    root = harness.api.channel_messages("C0GENERAL")[0]
+    parts = [m.text for m in harness.api.thread("C0GENERAL", root.ts) if not m.blocks]
+    assert len(parts) >= 3 and all(len(p) <= 3000 for p in parts)
+    assert parts[0].startswith("Turn 1: 2 hotels for Nice.")
+    assert all(p.startswith(("Turn 1", "Paragraph")) for p in parts)  # cut between paragraphs
+    assert sum(p.count("Paragraph ") for p in parts) == 8000 // 250 + 1
