@@ -4,6 +4,7 @@ events → Slack messages (adapters.slack.turn). Listeners ack first and do the 
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import html
 import logging
@@ -174,6 +175,8 @@ class SlackBot:
         )
         self._tasks: set[asyncio.Task[None]] = set()
         self.ack_first = AckFirst()
+        # Threads this process just started: a reply can arrive before the first turn is recorded.
+        self._recent_roots: collections.deque[str] = collections.deque(maxlen=1000)
         self._session: aiohttp.ClientSession | None = None
         self.bot_user_id: str | None = None
         self._register()
@@ -313,6 +316,7 @@ class SlackBot:
         else:
             ts = str(root["ts"])
             key, place = thread_key(team, channel, ts), Place(channel, ts, team, user)
+            self._recent_roots.append(key.thread_id)
         await self.run_turn(
             key, place, self.runtime.handle(key, f"{command} {text}", user_id=user), report=self._responder(respond)
         )
@@ -336,6 +340,7 @@ class SlackBot:
         team = str(body.get("team_id") or event.get("team") or "")
         channel = str(event["channel"])
         root = str(event.get("thread_ts") or event["ts"])
+        self._recent_roots.append(thread_key(team, channel, root).thread_id)
         self.spawn(
             self._message_turn(body, event, thread_key(team, channel, root), Place(channel, root, team, event["user"])),
             name="slack mention",
@@ -366,7 +371,7 @@ class SlackBot:
         self.spawn(self._thread_reply(body, event, key, Place(channel, str(thread_ts), team, user)), name="slack reply")
 
     async def _thread_reply(self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place) -> None:
-        if await self.runtime.owns(key):
+        if key.thread_id in self._recent_roots or await self.runtime.owns(key):
             await self._message_turn(body, event, key, place)
 
     async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:
@@ -443,7 +448,7 @@ class SlackBot:
         parsed = parse_resume_value(str(action.get("value") or ""))
         channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or "")
         team = str((body.get("team") or {}).get("id") or "")
-        if parsed is None or parsed[0].parts[:2] != (team, channel):
+        if parsed is None or parsed[0].parts[1] != channel or (team and parsed[0].parts[0] != team):
             log.warning("button value does not belong to this channel; ignored")
             return
         key, value = parsed

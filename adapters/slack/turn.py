@@ -129,16 +129,24 @@ class SlackTurn:
     # --- driving --------------------------------------------------------------------------
     async def run(self, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None) -> StreamEvent | None:
         """Render every event; returns the terminal event (None if the stream was empty)."""
+        # Start the turn before showing progress, so it queues on its thread in arrival order.
+        pending = asyncio.ensure_future(anext(events, None)) if first is None else None
         try:
             await self._guard(self._show_progress(WORKING))
+            if pending is not None:
+                first = await pending
             if first is not None:
                 await self._guard(self._render(first))
-            async for event in events:
-                await self._guard(self._render(event))
+                async for event in events:
+                    await self._guard(self._render(event))
         finally:
+            if pending is not None and not pending.done():
+                pending.cancel()
             await self._cleanup()
         if self.error is not None:
             await self._report_failure()
+        elif self.final is None and self.answer.message_id is not None:
+            await self.chat.delete(self.answer.message_id)  # nothing came: no stale "working" message
         return self.final
 
     async def _guard(self, step: Awaitable[None]) -> None:

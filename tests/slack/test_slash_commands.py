@@ -76,3 +76,16 @@ async def test_long_answers_are_split_at_slacks_limit_on_paragraph_boundaries(ma
     assert parts[0].startswith("Turn 1: 2 hotels for Nice.")
     assert all(p.startswith(("Turn 1", "Paragraph")) for p in parts)  # cut between paragraphs
     assert sum(p.count("Paragraph ") for p in parts) == 8000 // 250 + 1
+
+
+async def test_a_reply_sent_while_the_first_turn_runs_is_answered_after_it_in_order(
+    make_harness: HarnessFactory,
+) -> None:
+    harness = await make_harness([CardsAgent(statuses=3, delay=0.2)])
+    api, slack = harness.api, harness.slack
+    await slack.command("/hotel", "Vienna")
+    (root,) = await api.wait_for(lambda: api.channel_messages("C0GENERAL"))
+    await slack.event(slack.message_event("near the opera", thread_ts=root.ts))
+    await harness.settle()
+    answers = [m.text for m in api.thread("C0GENERAL", root.ts) if m.text.startswith("Turn")]
+    assert answers == ["Turn 1: 2 hotels for Vienna.", "Turn 2: 2 hotels for near the opera."]
