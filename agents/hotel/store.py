@@ -363,6 +363,10 @@ def _as_date(value: Any) -> date:
     return value if isinstance(value, date) else date.fromisoformat(value)
 
 
+def _within(avg_price: float, q: HotelQuery) -> bool:
+    return (q.min_price is None or avg_price >= q.min_price) and (q.max_price is None or avg_price <= q.max_price)
+
+
 def canonical_city(text: str) -> str:
     """The stored name of a city given any of its names ('パリ', 'paris' → 'Paris')."""
     city = geo.find_city(text)
@@ -565,7 +569,11 @@ class HotelStore:
             LIMIT ?"""
         rows = await self._db.fetch(sql, params)
         stats = [self._stats(row) for row in rows]
-        return await self._offers(stats, q.check_in, q.check_out)
+        offers = await self._offers(stats, q.check_in, q.check_out)
+        if q.min_price is None and q.max_price is None:
+            return offers
+        # The rates are read a moment after the filter ran: a refresh batch may have landed between.
+        return [o for o in offers if o.available and _within(sum(o.nightly_prices) / q.nights, q)]
 
     async def offer(self, hotel_id: str, check_in: date, check_out: date) -> HotelOffer | None:
         """One hotel's offer for a stay; None for an unknown hotel or one with no rates for it."""
