@@ -6,6 +6,7 @@ import difflib
 import math
 import unicodedata
 from dataclasses import dataclass
+from typing import TypedDict
 
 
 @dataclass(frozen=True)
@@ -84,11 +85,16 @@ def _l(name: str, lat: float, lon: float) -> Landmark:
     return Landmark(name, lat, lon)
 
 
-_NORTH = {"high_months": (5, 6, 7, 8, 9, 12), "low_months": (1, 2, 11)}
-_SOUTH = {"high_months": (12, 1, 2, 3), "low_months": (5, 6, 7, 8)}
-_JAPAN = {"high_months": (3, 4, 5, 10, 11, 12), "low_months": (1, 2, 6)}
-_DESERT = {"high_months": (11, 12, 1, 2, 3, 4), "low_months": (6, 7, 8)}
-_TROPICS = {"high_months": (11, 12, 1, 2, 3), "low_months": (5, 6, 9, 10)}
+class _Seasons(TypedDict):
+    high_months: tuple[int, ...]
+    low_months: tuple[int, ...]
+
+
+_NORTH: _Seasons = {"high_months": (5, 6, 7, 8, 9, 12), "low_months": (1, 2, 11)}
+_SOUTH: _Seasons = {"high_months": (12, 1, 2, 3), "low_months": (5, 6, 7, 8)}
+_JAPAN: _Seasons = {"high_months": (3, 4, 5, 10, 11, 12), "low_months": (1, 2, 6)}
+_DESERT: _Seasons = {"high_months": (11, 12, 1, 2, 3, 4), "low_months": (6, 7, 8)}
+_TROPICS: _Seasons = {"high_months": (11, 12, 1, 2, 3), "low_months": (5, 6, 9, 10)}
 
 _CITY_LIST: tuple[City, ...] = (
     City(
