@@ -18,6 +18,7 @@ from typing import Any
 import yaml
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "proofread" / "fixtures"
+HOLDOUT = FIXTURES / "holdout"
 
 
 @dataclass
@@ -54,8 +55,8 @@ class Evaluation:
         return total
 
 
-def load_labels() -> dict[str, list[dict[str, Any]]]:
-    return yaml.safe_load((FIXTURES / "labels.yaml").read_text(encoding="utf-8"))
+def load_labels(folder: Path = FIXTURES) -> dict[str, list[dict[str, Any]]]:
+    return yaml.safe_load((folder / "labels.yaml").read_text(encoding="utf-8"))
 
 
 def _matches(label: dict[str, Any], finding: dict[str, Any]) -> bool:
@@ -86,7 +87,7 @@ def match(labels: list[dict[str, Any]], findings: list[dict[str, Any]]) -> tuple
     return found, sorted(used)
 
 
-async def review_fixture(name: str) -> list[dict[str, Any]]:
+async def review_fixture(name: str, folder: Path = FIXTURES) -> list[dict[str, Any]]:
     """The deterministic checkers' findings for one fixture, through the real review graph."""
     from agents.proofread.checkers import CHECKER_CLASSES, DETERMINISTIC, CheckContext
     from agents.proofread.config import GraphConfig
@@ -100,14 +101,14 @@ async def review_fixture(name: str) -> list[dict[str, Any]]:
         llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)),
     )
     graph = build_review_graph([CHECKER_CLASSES[c](context) for c in DETERMINISTIC])
-    values = await run_review(graph, {"target_article": (FIXTURES / name).read_text(encoding="utf-8")})
+    values = await run_review(graph, {"target_article": (folder / name).read_text(encoding="utf-8")})
     return values["review"]["issues"]
 
 
-async def evaluate() -> Evaluation:
-    labels = load_labels()
+async def evaluate(folder: Path = FIXTURES) -> Evaluation:
+    labels = load_labels(folder)
     names = sorted(labels)
-    results = await asyncio.gather(*(review_fixture(name) for name in names))
+    results = await asyncio.gather(*(review_fixture(name, folder) for name in names))
     evaluation = Evaluation()
     for name, findings in zip(names, results, strict=True):
         expected = labels[name] or []
@@ -146,15 +147,20 @@ def table(evaluation: Evaluation) -> str:
 
 
 async def main(argv: list[str]) -> int:
-    evaluation = await evaluate()
-    print(f"Deterministic checkers over {len(evaluation.findings)} labelled fixtures ({FIXTURES}):\n")
-    print(table(evaluation))
-    if "--verbose" in argv or "-v" in argv:
-        for name, finding in evaluation.false_positives:
-            print(f"FP  {name}:{finding.get('line_start')} [{finding['category']}] {finding.get('source')}: "
-                  f"{finding['problem']}")
-        for name, label in evaluation.missed:
-            print(f"FN  {name}:{label.get('line')} [{label['category']}] {label.get('rule') or label.get('note', '')}")
+    verbose = "--verbose" in argv or "-v" in argv
+    for title, folder in (("Development set", FIXTURES), ("Held-out set", HOLDOUT)):
+        evaluation = await evaluate(folder)
+        print(f"{title}: deterministic checkers over {len(evaluation.findings)} labelled articles "
+              f"({folder.relative_to(FIXTURES.parent.parent.parent)}):\n")
+        print(table(evaluation) + "\n")
+        if verbose:
+            for name, finding in evaluation.false_positives:
+                print(f"FP  {name}:{finding.get('line_start')} [{finding['category']}] {finding.get('source')}: "
+                      f"{finding['problem']}")
+            for name, label in evaluation.missed:
+                print(f"FN  {name}:{label.get('line')} [{label['category']}] "
+                      f"{label.get('rule') or label.get('note', '')}")
+            print()
     return 0
 
 

@@ -243,7 +243,7 @@ def _links(lines: list[str], kinds: list[LineKind]) -> list[Link]:
             found.append(Link(url=definition.group(2), text=definition.group(1), line=number, kind="definition"))
             continue
         masked = mask_code_spans(line)
-        found.extend(scan_inline_links(masked, number))
+        found.extend(scan_inline_links(masked, number, original=line))
         for match in HTML_URL.finditer(masked):
             found.append(Link(url=match.group(1), text="", line=number, kind="html", column=match.start()))
         masked = _mask_spans(masked, scan_spans(masked))
@@ -334,14 +334,16 @@ def scan_spans(line: str) -> list[tuple[int, int]]:
     return spans
 
 
-def scan_inline_links(line: str, number: int, offset: int = 0) -> list[Link]:
-    """Inline links, images, Zenn embeds and reference uses on one (code-masked) line."""
+def scan_inline_links(line: str, number: int, offset: int = 0, original: str | None = None) -> list[Link]:
+    """Inline links, images, Zenn embeds and reference uses on one line. `line` has its code
+    spans masked (so brackets inside code are ignored); text is read from `original`."""
+    original = line if original is None else original
     found: list[Link] = []
     for start, end in scan_spans(line):
         prefix = line[start] if line[start] in "!@" else ""
         open_bracket = start + len(prefix)
         close = _matching(line, open_bracket, "[", "]")
-        text = line[open_bracket + 1 : close]
+        text = original[open_bracket + 1 : close]
         if text.startswith("^"):
             continue  # footnote reference
         if close + 1 < len(line) and line[close + 1] == "[":
@@ -357,7 +359,9 @@ def scan_inline_links(line: str, number: int, offset: int = 0) -> list[Link]:
         else:
             kind = "inline"
             # A badge or image inside the link text: [![alt](img)](url)
-            found.extend(scan_inline_links(text, number, offset + open_bracket + 1))
+            found.extend(scan_inline_links(
+                line[open_bracket + 1 : close], number, offset + open_bracket + 1, original=text
+            ))
         found.append(Link(url=url, text=text, line=number, kind=kind, column=offset + start, extra=extra))
     return found
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-_CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 # Zenn `$x$` and Qiita $`x`$ inline math (the latter is also a code span).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
@@ -21,7 +21,7 @@ def blank(match: re.Match[str]) -> str:
 
 def mask_code_spans(line: str) -> str:
     """The line with inline code spans replaced by spaces (columns are preserved)."""
-    return _CODE_SPAN.sub(blank, line)
+    return CODE_SPAN.sub(blank, line)
 
 
 def mask_for_prose(line: str) -> str:

@@ -120,6 +120,7 @@ def test_random_value_assigned_to_a_secret_name_is_found():
     [
         ("```python\nimport os\n\ndef f()\n    pass\n```", 6),
         ('```json\n{\n  "a": 1,\n}\n```', 5),
+        ('```json\n{\n  "a": 1\n  "b": 2\n}\n```', 5),
         ("```yaml\na:\n  b: 1\n c: 2\n```", 6),
         ('```toml\n[x]\ny = "unterminated\n```', 5),
         ("```bash\nfor f in *; do\n  echo $f\n```", 4),
@@ -163,7 +164,7 @@ def test_unclosed_shell_opener_is_located():
 def test_link_rules():
     text = (
         "[a](htps://example.org)\n[b](https//example.org)\n[c]()\n[](https://pypi.org/)\n"
-        "[d](http://www.ietf.org/)\n[e](./local.md)\n[f][missing]\n[ok](https://ja.wikipedia.org/wiki/A_(B))\n"
+        "[d](http://www.ietf.org/)\n[e](file:///home/me/local.md)\n[f][missing]\n[ok](https://ja.wikipedia.org/wiki/A_(B))\n"
         "[g](https://exa mple.com)\n[loc](http://localhost:3000)\n"
     )
     issues = run("link", text)
@@ -173,8 +174,10 @@ def test_link_rules():
     ]
 
 
-def test_zenn_images_folder_is_not_a_local_path():
-    assert run("link", ZENN_HEAD + "![図](/images/diagram.png)\n") == []
+def test_relative_paths_are_local_on_zenn_but_fine_in_a_readme():
+    assert run("link", ZENN_HEAD + "![図](/images/diagram.png)\n") == []  # Zenn's GitHub images folder
+    assert lines_of(run("link", ZENN_HEAD + "![図](images/diagram.png)\n"), "rule:local-path") == [9]
+    assert run("link", "# README\n\nSee [the guide](docs/guide.md).\n") == []
 
 
 class _Site:
@@ -294,3 +297,9 @@ def test_english_rules():
     assert [(i.line_start, i.source) for i in issues] == [
         (1, "rule:doubled-word"), (3, "rule:weak-phrase"), (3, "rule:weak-phrase"),
     ]
+
+
+def test_bold_code_spans_and_code_link_text_are_not_flagged():
+    text = "- **`/hotel`** — the travel assistant\n\nPaste [`manifest.yaml`](https://example.com/m.yaml).\n"
+    assert run("markdown_format", text) == []
+    assert run("link", text) == []

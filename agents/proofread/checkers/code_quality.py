@@ -179,6 +179,9 @@ def check_json(source: str) -> None:
         if before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
             # The parser notices a trailing comma at the next token; point at the comma.
             raise SyntaxProblem(before.count("\n") + 1, "trailing comma") from None
+        if exc.msg.startswith("Expecting ',' delimiter") and "\n" in source[len(before) : exc.pos]:
+            # The missing comma belongs at the end of the previous value's line.
+            raise SyntaxProblem(before.count("\n") + 1, "missing comma at the end of the line") from None
         raise SyntaxProblem(exc.lineno, exc.msg) from None
 
 

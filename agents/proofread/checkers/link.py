@@ -325,6 +325,8 @@ def _relative_path(article: ParsedArticle, link: Link) -> bool:
         return False
     if re.match(r"^[A-Za-z][\w+.-]*:", url) or url.startswith("//"):
         return False  # has a scheme
+    if article.article_type == "markdown":
+        return False  # a README or docs page: relative links resolve in its repository
     if url.startswith("/"):
         # Zenn serves /images/… from the GitHub-linked repository, and site paths resolve on zenn.dev.
         return article.article_type != "zenn" and link.kind == "image"

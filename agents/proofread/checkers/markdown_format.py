@@ -11,7 +11,7 @@ import unicodedata
 
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.schemas import Issue, ParsedArticle, Severity
-from agents.proofread.text import mask_code_spans
+from agents.proofread.text import CODE_SPAN, mask_code_spans
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
 # Japanese technical writing (line length, trailing punctuation, blank lines around lists), owned by
@@ -208,7 +208,7 @@ class MarkdownFormatChecker(BaseChecker):
                     "Without the space the line is plain text, not a list item.",
                     "rule:list-marker-space",
                 ))
-            if unrendered_strong(masked):
+            if unrendered_strong(_fill_code_spans(line)):
                 issues.append(self.issue(
                     article, "warning", number,
                     "Bold text (**…**) next to punctuation such as 「」 or （） will not render.",
@@ -269,6 +269,12 @@ class MarkdownFormatChecker(BaseChecker):
                     "rule:table-delimiter", line_end=number - 1,
                 ))
         return issues
+
+
+def _fill_code_spans(line: str) -> str:
+    """Code spans reduced to `xxx`: their backticks still count as punctuation next to ** (as in
+    CommonMark), while ** inside code is ignored."""
+    return CODE_SPAN.sub(lambda m: m.group(1) + "x" * len(m.group(2)) + m.group(1), line)
 
 
 def _blank_run_was_blanked(article: ParsedArticle, view: list[str], line: int) -> bool:
