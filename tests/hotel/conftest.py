@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 import uuid
 from collections.abc import AsyncIterator, Coroutine, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -33,9 +34,36 @@ def _require_postgres() -> None:
     require_service("PostgreSQL", "127.0.0.1", 5432)
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+_swept = False
+
+
+def _sweep_stale_schemas(conn: psycopg.Connection[Any]) -> None:
+    """Drop scratch schemas left by test runs that were killed before their teardown."""
+    global _swept
+    if _swept:
+        return
+    _swept = True
+    rows = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'hotel\\_test\\_%'").fetchall()
+    for (name,) in rows:
+        parts = name.split("_")
+        if len(parts) == 4 and parts[2].isdigit() and not _alive(int(parts[2])):
+            conn.execute(f"DROP SCHEMA IF EXISTS {name} CASCADE")
+
+
 def _create_schema() -> tuple[str, str]:
-    schema = f"hotel_test_{uuid.uuid4().hex[:12]}"
+    schema = f"hotel_test_{os.getpid()}_{uuid.uuid4().hex[:10]}"
     with psycopg.connect(POSTGRES_URL, autocommit=True) as conn:
+        _sweep_stale_schemas(conn)
         conn.execute(f"CREATE SCHEMA {schema}")
     return schema, _with_schema(POSTGRES_URL, schema)
 
