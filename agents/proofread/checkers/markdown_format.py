@@ -145,7 +145,7 @@ class MarkdownFormatChecker(BaseChecker):
             issues.append(self.issue(
                 article, severity, line, problem + (f" {detail}" if detail else ""),
                 _LINTER_FIXES.get(rule, "Adjust the Markdown so it follows the usual convention."),
-                "Reported by pymarkdownlnt; it renders unexpectedly or inconsistently on Zenn and Qiita.",
+                _LINTER_REASONS.get(rule, "Reported by pymarkdownlnt."),
                 f"pymarkdownlnt:{rule.upper()}",
             ))
         return issues
@@ -326,4 +326,29 @@ _LINTER_FIXES = {
     "md056": "Give every row as many cells as the header.",
     "md058": "Add a blank line before and after the table.",
     "md059": "Use link text that names the target page.",
+}
+
+_LINTER_REASONS = {
+    "md001": "Skipped levels break the outline and the table of contents Zenn and Qiita build from headings.",
+    "md004": "Mixed markers look careless and can start a new list unexpectedly.",
+    "md005": "Uneven indentation can nest items under the wrong parent.",
+    "md011": "The reversed form renders as plain text, not a link.",
+    "md012": "Extra blank lines add nothing and make the source harder to edit.",
+    "md018": "Without the space, Zenn and Qiita show the # characters as text.",
+    "md019": "Extra spaces are harmless but untidy in the source.",
+    "md023": "An indented # line may render as text or as part of a list.",
+    "md027": "Extra spaces after > are untidy and can turn the quote into code.",
+    "md028": "The blank line ends the quote; the next > starts a second one.",
+    "md029": "Readers see the numbers in the source; inconsistent numbering confuses them.",
+    "md030": "Unusual spacing can change how the list nests.",
+    "md031": "Some renderers need the blank lines to recognise the fence.",
+    "md036": "A bold line is not part of the outline or the table of contents.",
+    "md037": "CommonMark does not treat * with inner spaces as emphasis.",
+    "md038": "Spaces inside backticks become part of the code.",
+    "md039": "Spaces inside the brackets become part of the underlined text.",
+    "md046": "Indented blocks cannot carry a language, so they get no highlighting.",
+    "md055": "Consistent pipes make tables easier to edit and avoid mis-parsed rows.",
+    "md056": "Extra cells are dropped and missing cells shift the columns.",
+    "md058": "A table that touches a paragraph may not be recognised as a table.",
+    "md059": "Screen readers list links by their text; “here” says nothing.",
 }
