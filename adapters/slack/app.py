@@ -216,8 +216,12 @@ class SlackBot:
         self._tasks.add(task)
         task.add_done_callback(self._tasks.discard)
 
-    async def _after_acks(self, work: Awaitable[None]) -> None:
-        await self.ack_first.wait()
+    async def _after_acks(self, work: Coroutine[Any, Any, None]) -> None:
+        try:
+            await self.ack_first.wait()
+        except asyncio.CancelledError:
+            work.close()  # shut down before it started
+            raise
         await work
 
     @staticmethod
