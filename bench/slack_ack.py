@@ -95,7 +95,7 @@ def streaming_agent(turn_seconds: float) -> Any:
 async def serve_bot(port: int, api_url: str, turn_seconds: float, native: bool) -> None:
     from aiohttp import web
 
-    from adapters.slack import SlackBot, web_app
+    from adapters.slack import SlackBot, freeze_startup_heap, web_app
     from adapters.slack.app import make_client
     from bot.runtime import ConversationRuntime
     from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET
@@ -135,6 +135,7 @@ async def serve_bot(port: int, api_url: str, turn_seconds: float, native: bool) 
         runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port, backlog=512).start()
+        freeze_startup_heap()  # as serve() does
         print("ready", flush=True)
         try:
             await asyncio.Event().wait()
