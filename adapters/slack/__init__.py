@@ -7,6 +7,7 @@ import contextlib
 import gc
 import logging
 import signal
+import sys
 from typing import Any
 
 import aiohttp
@@ -15,7 +16,7 @@ from aiohttp import web
 from adapters.slack.app import SlackBot, build_app, make_client
 from bot.config import ConfigError, Settings
 
-__all__ = ["EVENTS_PATH", "SlackBot", "build_app", "freeze_startup_heap", "serve", "web_app"]
+__all__ = ["EVENTS_PATH", "SlackBot", "build_app", "check_settings", "freeze_startup_heap", "serve", "web_app"]
 
 log = logging.getLogger(__name__)
 
@@ -48,12 +49,34 @@ def web_app(bot: SlackBot) -> web.Application:
     return app
 
 
+def check_settings(settings: Settings, *, socket: bool) -> None:
+    """Every Slack setting the chosen mode needs, or one ConfigError naming all that are missing."""
+    missing = []
+    if settings.slack_bot_token is None:
+        missing.append("  SLACK_BOT_TOKEN: the Bot User OAuth Token (xoxb-…), from OAuth & Permissions")
+    if settings.slack_signing_secret is None:
+        missing.append("  SLACK_SIGNING_SECRET: from Basic Information → App Credentials")
+    if socket and settings.slack_app_token is None:
+        missing.append("  SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write, for Socket Mode")
+    if missing:
+        raise ConfigError("Slack is not configured:\n" + "\n".join(missing))
+
+
 async def serve(settings: Settings, *, socket: bool = False) -> None:
-    """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode."""
+    """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode.
+    A configuration problem (missing setting, token Slack refuses) exits with status 2 and a
+    readable, secret-free message."""
+    try:
+        check_settings(settings, socket=socket)
+        await _serve(settings, socket=socket)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+async def _serve(settings: Settings, *, socket: bool) -> None:
     from bot.runtime import ConversationRuntime
 
-    if socket and settings.slack_app_token is None:
-        raise ConfigError("Socket Mode needs SLACK_APP_TOKEN (an app-level token, xapp-…, with connections:write).")
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     handled = []

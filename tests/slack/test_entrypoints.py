@@ -9,6 +9,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from adapters.slack import serve
 from bot.conversation import ConversationKey
 from tests.fakes.slack_api import APP_ID, BOT_USER_ID, TEAM_ID, FakeSlackAPI, SlackDelivery
@@ -129,3 +131,25 @@ async def test_serve_over_http_verifies_signatures_and_answers(tmp_path: Path, s
                 lambda: any(m.blocks for m in slack_api.thread("C0GENERAL", root[0].ts)), within=20
             )
     assert len(slack_api.channel_messages("C0GENERAL")) == 1
+
+
+async def test_serve_without_slack_settings_exits_with_a_readable_message(
+    tmp_path: Path, slack_api: FakeSlackAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN=None, SLACK_SIGNING_SECRET=None)
+    with pytest.raises(SystemExit) as exited:
+        await serve(settings, socket=True)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "SLACK_BOT_TOKEN" in err and "SLACK_SIGNING_SECRET" in err and "SLACK_APP_TOKEN" in err
+
+
+async def test_serve_with_a_token_slack_refuses_exits_without_echoing_it(
+    tmp_path: Path, slack_api: FakeSlackAPI, capsys: pytest.CaptureFixture[str]
+) -> None:
+    settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN="xoxb-revoked-secret-value", PORT=_free_port())
+    with pytest.raises(SystemExit) as exited:
+        await serve(settings)
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert "invalid_auth" in err and "xoxb-revoked-secret-value" not in err
