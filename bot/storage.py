@@ -59,6 +59,23 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
 
+async def _postgres_pool(url: str, *, max_size: int) -> Any:
+    """A psycopg pool set up as AsyncPostgresSaver needs it: autocommit, no prepared statements
+    (poolers), dict rows."""
+    from psycopg.rows import dict_row
+    from psycopg_pool import AsyncConnectionPool
+
+    pool = AsyncConnectionPool(
+        url,
+        min_size=1,
+        max_size=max_size,
+        open=False,
+        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
+    )
+    await pool.open(wait=True, timeout=10)
+    return pool
+
+
 async def _connect_sqlite(path: Path) -> aiosqlite.Connection:
     path.parent.mkdir(parents=True, exist_ok=True)
     conn = await aiosqlite.connect(path)
@@ -96,22 +113,11 @@ class AppDatabase:
         if share is not None and share.kind == "sqlite":
             db = cls(sqlite=share.connection, lock=share.saver.lock, owns_connection=False)  # type: ignore[attr-defined]
         elif url.startswith("postgresql://"):
-            from psycopg.rows import dict_row
-            from psycopg_pool import AsyncConnectionPool
-
-            pool = AsyncConnectionPool(
-                url,
-                min_size=1,
-                max_size=10,
-                open=False,
-                kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-            )
-            await pool.open(wait=True, timeout=10)
-            db = cls(pool=pool)
+            # Each turn holds one connection for its advisory lock, so this pool bounds how many
+            # turns one process runs at once.
+            db = cls(pool=await _postgres_pool(url, max_size=64))
         else:
-            path = sqlite_path(url)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            db = cls(sqlite=await _connect_sqlite(path))
+            db = cls(sqlite=await _connect_sqlite(sqlite_path(url)))
         for statement in _SCHEMA:
             await db.execute(statement)
         return db
@@ -232,17 +238,8 @@ class Checkpoints:
         url = settings.resolved_database_url
         if url.startswith("postgresql://"):
             from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-            from psycopg.rows import dict_row
-            from psycopg_pool import AsyncConnectionPool
 
-            pool = AsyncConnectionPool(
-                url,
-                min_size=1,
-                max_size=10,
-                open=False,
-                kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-            )
-            await pool.open(wait=True, timeout=10)
+            pool = await _postgres_pool(url, max_size=16)
             pg_saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
             await pg_saver.setup()
             return cls(pg_saver, pool, "postgres")
