@@ -15,7 +15,7 @@ from typing import TextIO
 from bot.agent import IncomingFile
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.events import Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+from bot.events import Attachment, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
 from bot.runtime import ConversationRuntime
 
 
@@ -55,7 +55,16 @@ class StatusLine:
         self.shown = ""
 
 
-async def render(events: AsyncIterator[StreamEvent], out: TextIO) -> StreamEvent | None:
+def save_file(directory: Path, file: Attachment) -> Path:
+    """Keep a file the bot sent (e.g. a full report) where the user can open it."""
+    directory.mkdir(parents=True, exist_ok=True)
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in file.filename) or "file"
+    path = directory / safe
+    path.write_text(file.content, encoding="utf-8")
+    return path
+
+
+async def render(events: AsyncIterator[StreamEvent], out: TextIO, files_dir: Path | None = None) -> StreamEvent | None:
     """Show progress on the status line, then the final answer; returns the terminal event."""
     status = StatusLine(out)
     streamed = ""
@@ -78,7 +87,8 @@ async def render(events: AsyncIterator[StreamEvent], out: TextIO) -> StreamEvent
             for card in event.cards:
                 out.write(render_card(card) + "\n")
             for file in event.files:
-                out.write(f"  📎 {file.filename} ({len(file.content)} chars)\n")
+                where = f" → {save_file(files_dir, file)}" if files_dir is not None else ""
+                out.write(f"  📎 {file.filename} ({len(file.content)} chars){where}\n")
         elif isinstance(event, Failure):
             status.clear()
             out.write(f"⚠ {event.user_message}\n")
@@ -118,7 +128,7 @@ async def ask(
                 out.write(json.dumps(event.model_dump(mode="json"), ensure_ascii=False) + "\n")
                 out.flush()
         else:
-            last = await render(events, out)
+            last = await render(events, out, files_dir=settings.data_dir / "files" / key.thread_id.replace(":", "_"))
     return 0 if isinstance(last, Final) else 1
 
 
@@ -132,6 +142,7 @@ async def chat(settings: Settings, *, agent: str | None, thread: str, user: str 
         if key.thread_id in runtime.interrupted_at_start:
             print("(your last request here was interrupted by a restart)")
         prefix = f"/{agent} " if agent else ""
+        files_dir = settings.data_dir / "files" / key.thread_id.replace(":", "_")
         while True:
             try:
                 line = await loop.run_in_executor(None, lambda: input("you › "))
@@ -144,6 +155,5 @@ async def chat(settings: Settings, *, agent: str | None, thread: str, user: str 
             if not line:
                 continue
             text = line if line.startswith("/") or not prefix else prefix + line
-            prefix = "" if text.startswith("/") and not agent else prefix
             print("bot › ", end="", flush=True)
-            await render(runtime.handle(key, text, user_id=user), sys.stdout)
+            await render(runtime.handle(key, text, user_id=user), sys.stdout, files_dir=files_dir)
