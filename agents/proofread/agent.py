@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.config import GraphConfig
 from agents.proofread.graph import ProofreadGraphBuilder
+from agents.proofread.linter import WORKER as LINTER
 from agents.proofread.report import summary_card
 from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
 from bot.events import Attachment, Final
@@ -37,7 +39,12 @@ class ProofreadAgent(AgentDefinition):
             http_transport=deps.extra.get("proofread_http_transport"),
             checkers=deps.extra.get("proofread_checkers"),
         )
+        # Start the linter's worker process now rather than during the first review.
+        await asyncio.to_thread(LINTER.start)
         return self.builder.build(deps.checkpointer)
+
+    async def close(self) -> None:
+        await asyncio.to_thread(LINTER.close)
 
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         limit = self.config.max_article_bytes

@@ -26,6 +26,8 @@ class GraphConfig:
     link_retries: int = 1
     link_concurrency: int = 8
     max_links_checked: int = 100
+    # pymarkdownlnt runs in a child process that is killed after this many seconds.
+    linter_timeout: float = 30.0
     # Language rules.
     max_sentence_chars_ja: int = 100
     max_sentence_words_en: int = 40
@@ -48,6 +50,8 @@ class GraphConfig:
             raise ValueError("link_retries must be 0-5")
         if not 1 <= self.link_concurrency <= 64:
             raise ValueError("link_concurrency must be 1-64")
+        if not 0 < self.linter_timeout <= 300:
+            raise ValueError("linter_timeout must be in (0, 300] seconds")
         if self.max_links_checked < 0:
             raise ValueError("max_links_checked must be >= 0")
         if self.max_sentence_chars_ja < 20 or self.max_sentence_words_en < 5:

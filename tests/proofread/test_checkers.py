@@ -8,10 +8,11 @@ import pytest
 from agents.proofread.checkers import CHECKER_CLASSES, CheckContext
 from agents.proofread.checkers.code_quality import unclosed_opener
 from agents.proofread.checkers.language_quality import sentence_style
-from agents.proofread.checkers.markdown_format import unrendered_strong
+from agents.proofread.checkers.markdown_format import linter_chunks, linter_view, unrendered_strong
 from agents.proofread.checkers.privacy import find_secrets, redact
 from agents.proofread.config import GraphConfig
 from agents.proofread.japanese import tokenize
+from agents.proofread.linter import LinterWorker
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.parser import parse_article
 from agents.proofread.schemas import Issue
@@ -303,3 +304,27 @@ def test_bold_code_spans_and_code_link_text_are_not_flagged():
     text = "- **`/hotel`** — the travel assistant\n\nPaste [`manifest.yaml`](https://example.com/m.yaml).\n"
     assert run("markdown_format", text) == []
     assert run("link", text) == []
+
+
+async def test_a_linter_that_never_finishes_is_stopped_and_our_own_rules_still_report():
+    worker = LinterWorker(scan="tests.proofread.stuck_linter:scan_forever")
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context(linter_timeout=1))
+        checker.context.linter = worker
+        result = await checker.check(parse_article("## A\n\n![](https://example.com/a.png)\n\n```python\nx = 1\n"))
+    finally:
+        worker.close()
+    assert [e.error_type for e in result.errors] == ["LinterTimeout"]
+    assert {i.source for i in result.issues} == {"rule:image-alt", "rule:unclosed-fence"}
+
+
+def test_long_articles_are_linted_in_pieces_with_exact_line_numbers():
+    section = "## 節{n}\n\n" + "これは長い記事の本文です。" * 40 + "\n\n"
+    body = "".join(section.format(n=n) for n in range(40)) + "##壊れた見出し\n\n本文です。\n"
+    text = ZENN_HEAD + body
+    article = parse_article(text)
+    view = linter_view(article).split("\n")
+    assert len(linter_chunks(article, view)) > 1
+    issues = run("markdown_format", text)
+    expected = text.split("\n").index("##壊れた見出し") + 1
+    assert lines_of(issues, "pymarkdownlnt:MD018") == [expected]

@@ -13,6 +13,8 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.config import GraphConfig
+from agents.proofread.linter import WORKER as LINTER
+from agents.proofread.linter import LinterWorker
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.schemas import Category, ErrorInfo, Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.state import CheckerInput, CheckerOutput, CheckerState
@@ -28,6 +30,7 @@ class CheckContext:
     llm: ProofreadLLM
     # For online link checks; tests pass an httpx.MockTransport so nothing leaves the machine.
     http_transport: httpx.AsyncBaseTransport | None = None
+    linter: LinterWorker = field(default_factory=lambda: LINTER)
 
 
 @dataclass
