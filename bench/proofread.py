@@ -19,6 +19,7 @@ import warnings
 from pathlib import Path
 from typing import Any
 
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
 FIXTURES = Path(__file__).resolve().parent.parent / "tests" / "proofread" / "fixtures"
@@ -61,7 +62,7 @@ async def _review_once(article: str, models: Any, settings: Any, *, parallel: bo
 
     builder = ProofreadGraphBuilder(config=GraphConfig(parallel=parallel), models=models, settings=settings)
     graph = builder.build(InMemorySaver())
-    config = {"configurable": {"thread_id": f"bench-{parallel}-{time.monotonic_ns()}"}}
+    config: RunnableConfig = {"configurable": {"thread_id": f"bench-{parallel}-{time.monotonic_ns()}"}}
     started = time.perf_counter()
     state = await graph.ainvoke({"incoming": {"text": article, "attachment": None, "filename": None}}, config)
     return time.perf_counter() - started, state["review"]

@@ -32,8 +32,9 @@ class ProofreadAgent(AgentDefinition):
         self.builder: ProofreadGraphBuilder | None = None
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        self.config = deps.extra.get("proofread_config", self.config)
         self.builder = ProofreadGraphBuilder(
-            config=deps.extra.get("proofread_config", self.config),
+            config=self.config,
             models=deps.models,
             settings=deps.settings,
             http_transport=deps.extra.get("proofread_http_transport"),

@@ -6,6 +6,7 @@ import re
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.runnables import RunnableConfig
 from pydantic import BaseModel
 
 if TYPE_CHECKING:
@@ -55,7 +56,7 @@ class ProofreadLLM:
 
     async def text(self, system: str, user: str, *, stream: bool = True) -> str:
         """A plain answer (follow-up questions); streamed to the user unless stream=False."""
-        config: dict[str, Any] = {} if stream else {"tags": ["nostream"]}
+        config: RunnableConfig = {} if stream else {"tags": ["nostream"]}
         message = await self.models.ainvoke(
             lambda model: model, [SystemMessage(system), HumanMessage(user)], config=config
         )

@@ -15,6 +15,7 @@ from agents.proofread.schemas import (
     Language,
     LineKind,
     Link,
+    LinkKind,
     ParsedArticle,
 )
 from agents.proofread.text import count_kana, mask_code_spans
@@ -168,7 +169,7 @@ def _front_matter(lines: list[str]) -> tuple[FrontMatter | None, int]:
     if end is None:
         return None, 0
     source = "\n".join(lines[1:end])
-    key_lines = {}
+    key_lines: dict[str, int] = {}
     for offset, line in enumerate(lines[1:end], start=2):
         if key := re.match(r"^([A-Za-z_][\w-]*)\s*:", line):
             key_lines.setdefault(key.group(1), offset)
@@ -352,6 +353,7 @@ def scan_inline_links(line: str, number: int, offset: int = 0, original: str | N
             continue
         destination = line[close + 2 : end - 1].strip()
         url, extra = _destination_url(destination)
+        kind: LinkKind
         if prefix == "@":
             kind = "embed"
         elif prefix == "!":

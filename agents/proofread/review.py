@@ -6,6 +6,7 @@ a node of the thread graph, which stores its result as plain data."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -116,9 +117,10 @@ async def run_review(graph: CompiledStateGraph, review_input: dict[str, Any]) ->
         forward = None
     final: dict[str, Any] | None = None
     root: tuple[str, ...] | None = None
-    async for namespace, mode, chunk in graph.astream(
+    stream: AsyncIterator[Any] = graph.astream(
         review_input, stream_mode=["custom", "values"], subgraphs=True
-    ):
+    )
+    async for namespace, mode, chunk in stream:
         if mode == "custom":
             if forward is not None:
                 forward(chunk)

@@ -305,12 +305,12 @@ class LanguageQualityChecker(BaseChecker):
         ]
         chunks: list[list[str]] = [[]]
         size = 0
-        for line in numbered:
-            if size + len(line) > self.config.llm_chunk_chars and chunks[-1]:
+        for entry in numbered:
+            if size + len(entry) > self.config.llm_chunk_chars and chunks[-1]:
                 chunks.append([])
                 size = 0
-            chunks[-1].append(line)
-            size += len(line) + 1
+            chunks[-1].append(entry)
+            size += len(entry) + 1
         system = render_prompt("check_language_quality", language="Japanese" if article.language == "ja" else "English")
         reviews = await asyncio.gather(*(
             self.context.llm.structured(

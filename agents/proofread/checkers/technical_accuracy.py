@@ -10,7 +10,7 @@ from pydantic import BaseModel, Field
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.llm import anchor_quote
 from agents.proofread.prompts import render_prompt
-from agents.proofread.schemas import Issue, ParsedArticle, SkippedCheck
+from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
 
 
 class TechnicalClaim(BaseModel):
@@ -84,6 +84,7 @@ class TechnicalAccuracyChecker(BaseChecker):
 
     def _issue(self, article: ParsedArticle, line: int, claim: TechnicalClaim, verdict: ClaimVerdict) -> Issue | None:
         # Without sources a model's "incorrect" is an opinion: never more than a warning.
+        severity: Severity
         if verdict.verdict == "incorrect" and verdict.confidence >= 0.5:
             severity = "warning"
         elif verdict.verdict in ("incorrect", "outdated"):
