@@ -51,7 +51,7 @@ def _logging(settings: Settings, command: str) -> None:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
 
 
-async def _seed(settings: Settings) -> int:
+async def _seed(settings: Settings, *, quiet: bool = False) -> int:
     from agents.hotel.seed import seed
     from agents.hotel.store import HotelStore
 
@@ -62,7 +62,10 @@ async def _seed(settings: Settings) -> int:
         written = await seed(store)
     finally:
         await store.close()
-    print(f"hotels written: {written}" if written else "hotel data already seeded")
+    if written:
+        print(f"hotels written: {written}")
+    elif not quiet:
+        print("hotel data already seeded")
     return 0
 
 
@@ -70,6 +73,7 @@ async def _run(args: argparse.Namespace, settings: Settings) -> int:
     if args.command == "console":
         from adapters.console import chat
 
+        await _seed(settings, quiet=True)  # the demo hotel data, on the first start only
         return await chat(settings, agent=args.agent, thread=args.thread)
     if args.command == "ask":
         from adapters.console import ask
