@@ -15,7 +15,7 @@ import psycopg
 import pytest
 
 from agents.hotel.seed import seed
-from agents.hotel.store import HotelStore
+from agents.hotel.store import HotelQuery, HotelStore
 from tests.conftest import POSTGRES_URL, require_service
 from tests.fakes.supplier_server import FakeSupplier
 
@@ -150,3 +150,35 @@ async def fresh_store(empty_url: str) -> AsyncIterator[HotelStore]:
 async def fake_supplier() -> AsyncIterator[FakeSupplier]:
     async with FakeSupplier() as server:
         yield server
+
+
+# --- the agent tests' store -------------------------------------------------------------------
+
+
+class RecordingStore:
+    """The real store, with every search query recorded."""
+
+    def __init__(self, store: HotelStore) -> None:
+        self._store = store
+        self.searches: list[HotelQuery] = []
+
+    async def search(self, q: HotelQuery) -> Any:
+        self.searches.append(q)
+        return await self._store.search(q)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._store, name)
+
+
+@pytest.fixture
+async def hotel_store(seeded_sqlite_url: str) -> AsyncIterator[HotelStore]:
+    store = await HotelStore.open(seeded_sqlite_url)
+    try:
+        yield store
+    finally:
+        await store.close()
+
+
+@pytest.fixture
+def recording(hotel_store: HotelStore) -> RecordingStore:
+    return RecordingStore(hotel_store)

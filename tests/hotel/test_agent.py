@@ -4,7 +4,6 @@ that use earlier results, status events, and helpful answers to bad input."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -17,7 +16,7 @@ from agents.hotel import HotelAgent
 from agents.hotel.context import build_prompt
 from agents.hotel.enrich import convert
 from agents.hotel.graph import MEMORY_KEPT
-from agents.hotel.store import HotelQuery, HotelStore
+from agents.hotel.store import HotelStore
 from agents.hotel.tools import TOOLS
 from bot.agent import AgentDeps, TurnInput
 from bot.config import Settings, load_settings
@@ -26,38 +25,9 @@ from bot.events import Final, Status, ToolFinished, ToolStarted
 from bot.llm import ModelProvider
 from bot.offline import OfflineChatModel
 from bot.runtime import ConversationRuntime
-from tests.hotel.conftest import TODAY
+from tests.hotel.conftest import TODAY, RecordingStore
 
 NEXT_WEEKEND = (date(2030, 6, 14), date(2030, 6, 16))  # TODAY is Monday 2030-06-03
-
-
-class RecordingStore:
-    """The real store, with every search query recorded."""
-
-    def __init__(self, store: HotelStore) -> None:
-        self._store = store
-        self.searches: list[HotelQuery] = []
-
-    async def search(self, q: HotelQuery) -> Any:
-        self.searches.append(q)
-        return await self._store.search(q)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._store, name)
-
-
-@pytest.fixture
-async def hotel_store(seeded_sqlite_url: str) -> AsyncIterator[HotelStore]:
-    store = await HotelStore.open(seeded_sqlite_url)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-@pytest.fixture
-def recording(hotel_store: HotelStore) -> RecordingStore:
-    return RecordingStore(hotel_store)
 
 
 @pytest.fixture

@@ -3,7 +3,6 @@ structured output; the per-turn search limit; enrichment of misspelled and inven
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -17,24 +16,10 @@ from bot.agent import AgentDeps
 from bot.config import Settings
 from bot.llm import ModelProvider, openai_chat_model
 from tests.fakes.openai_server import FakeOpenAI, Reply, count_tokens
-from tests.hotel.conftest import TODAY
-from tests.hotel.test_agent import NEXT_WEEKEND, RecordingStore, Session
+from tests.hotel.conftest import TODAY, RecordingStore
+from tests.hotel.test_agent import NEXT_WEEKEND, Session
 
 PARIS = {"city": "Paris", "check_in": "2030-06-14", "check_out": "2030-06-16", "max_price": 200, "currency": "USD"}
-
-
-@pytest.fixture
-async def hotel_store(seeded_sqlite_url: str) -> AsyncIterator[HotelStore]:
-    store = await HotelStore.open(seeded_sqlite_url)
-    try:
-        yield store
-    finally:
-        await store.close()
-
-
-@pytest.fixture
-def recording(hotel_store: HotelStore) -> RecordingStore:
-    return RecordingStore(hotel_store)
 
 
 async def open_session(store: Any, settings: Settings) -> Session:
