@@ -55,6 +55,10 @@ class ThreadRecord:
     updated_at: float
 
 
+def _record(row: dict[str, Any]) -> ThreadRecord:
+    return ThreadRecord(**{**row, "pending": json.loads(row["pending"]) if row["pending"] else None})
+
+
 def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
@@ -156,13 +160,12 @@ class AppDatabase:
     # --- threads ------------------------------------------------------------------------
     async def get_thread(self, key: str) -> ThreadRecord | None:
         rows = await self.fetch("SELECT * FROM concierge_threads WHERE key = ?", (key,))
-        if not rows:
-            return None
-        row = rows[0]
-        row["pending"] = json.loads(row["pending"]) if row["pending"] else None
-        return ThreadRecord(**row)
+        return _record(rows[0]) if rows else None
 
     async def ensure_thread(self, key: str, platform: str) -> ThreadRecord:
+        existing = await self.get_thread(key)  # the common case: one read, no write
+        if existing is not None:
+            return existing
         now = time.time()
         await self.execute(
             "INSERT INTO concierge_threads (key, platform, created_at, updated_at) VALUES (?, ?, ?, ?) "
@@ -184,9 +187,8 @@ class AppDatabase:
 
     async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
         marks = ", ".join("?" for _ in states)
-        rows = await self.fetch(f"SELECT key FROM concierge_threads WHERE state IN ({marks})", tuple(states))
-        records = [await self.get_thread(r["key"]) for r in rows]
-        return [r for r in records if r is not None]
+        rows = await self.fetch(f"SELECT * FROM concierge_threads WHERE state IN ({marks})", tuple(states))
+        return [_record(row) for row in rows]
 
     # --- deliveries ---------------------------------------------------------------------
     async def claim_delivery(self, delivery_id: str, ttl: float) -> bool:
