@@ -15,9 +15,6 @@ from typing import Any
 from langchain_core.messages import (
     AIMessage,
     AIMessageChunk,
-    BaseMessage,
-    HumanMessage,
-    SystemMessage,
     ToolMessage,
 )
 from langchain_core.runnables import RunnableConfig
@@ -43,10 +40,6 @@ HELP_COMMANDS = ("/help",)
 RECURSION_LIMIT = 25
 PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after each one
 INTERRUPT = "__interrupt__"
-SMALL_TALK_PROMPT = (
-    "You are Concierge, a helpful assistant in a chat workspace. You can search hotels (/hotel), "
-    "help with shopping (/shop) and proofread Markdown articles (/proofread). Answer briefly."
-)
 
 
 class _FifoLocks:
@@ -295,8 +288,7 @@ class ConversationRuntime:
 
                 agent = route_by_intent(text, list(self._agents.values())) or self._agents.get(FALLBACK_AGENT)
             if agent is None:
-                async for event in self._small_talk(text):
-                    yield event
+                yield self._help()  # no agent claims the text and no small-talk agent is installed
                 return
         try:
             turn_input = agent.turn_input(TurnInput(text=text, user_id=user_id, attachments=attachments))
@@ -425,15 +417,6 @@ class ConversationRuntime:
                     yield chunk
                 elif isinstance(chunk, dict) and "status" in chunk:
                     yield Status(text=str(chunk["status"]))
-
-    async def _small_talk(self, text: str) -> AsyncIterator[StreamEvent]:
-        messages: list[BaseMessage] = [SystemMessage(SMALL_TALK_PROMPT), HumanMessage(text)]
-        try:
-            reply = await self.models.ainvoke(lambda m: m, messages)
-        except TurnFailed as exc:
-            yield Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
-            return
-        yield Final(text=str(reply.content))
 
 
 def _messages_of(update: Any) -> list[Any]:
