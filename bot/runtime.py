@@ -88,6 +88,7 @@ class ConversationRuntime:
         self.deps = AgentDeps(settings, models, checkpoints.saver, app_db)
         # Threads found in flight at start-up: the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
+        self._owns_models = False
 
     # --- lifecycle ----------------------------------------------------------------------
     @classmethod
@@ -107,6 +108,7 @@ class ConversationRuntime:
         checkpoints = await Checkpoints.open(settings)
         app_db = await AppDatabase.open(settings.resolved_database_url, share=checkpoints)
         runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings), agents)
+        runtime._owns_models = models is None
         try:
             await runtime._recover()
             for agent in runtime._agents.values():
@@ -128,6 +130,9 @@ class ConversationRuntime:
                 with contextlib.suppress(Exception):
                     await agent.close()
         self._graphs.clear()
+        if self._owns_models:
+            with contextlib.suppress(Exception):
+                await self.models.aclose()
         await self.app_db.close()
         await self.checkpoints.close()
 

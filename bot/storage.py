@@ -1,10 +1,10 @@
 """Storage: the LangGraph checkpointer and the app database (threads, turn lifecycle, deliveries).
 
-SQLite (aiosqlite) by default; PostgreSQL (psycopg pool) when CONCIERGE_DATABASE_URL is postgresql://."""
+SQLite (one connection on its own thread, see bot/sqlite.py) by default; PostgreSQL (psycopg pool)
+when CONCIERGE_DATABASE_URL is postgresql://."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import json
 import time
@@ -14,10 +14,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import aiosqlite
 from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from bot.config import Settings
+from bot.sqlite import SqliteCheckpointer, SqliteThread
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS concierge_threads (
@@ -80,29 +80,18 @@ async def _postgres_pool(url: str, *, max_size: int) -> Any:
     return pool
 
 
-async def _connect_sqlite(path: Path) -> aiosqlite.Connection:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    conn = await aiosqlite.connect(path)
-    await conn.execute("PRAGMA journal_mode=WAL")
-    await conn.execute("PRAGMA synchronous=NORMAL")
-    await conn.execute("PRAGMA busy_timeout=15000")
-    return conn
-
-
 class AppDatabase:
     """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication."""
 
     def __init__(
         self,
         *,
-        sqlite: aiosqlite.Connection | None = None,
+        sqlite: SqliteThread | None = None,
         pool: Any = None,
-        lock: asyncio.Lock | None = None,
         owns_connection: bool = True,
     ) -> None:
         self._sqlite = sqlite
         self._pool = pool
-        self._write_lock = lock or asyncio.Lock()
         self._owns = owns_connection
         self._last_sweep = 0.0
 
@@ -113,15 +102,15 @@ class AppDatabase:
     @classmethod
     async def open(cls, url: str, *, share: Checkpoints | None = None) -> AppDatabase:
         """Open the app database; with `share` (a SQLite checkpointer on the same file) it uses the
-        checkpointer's connection and lock, so the two never contend for SQLite's write lock."""
+        checkpointer's connection and thread, so the two never contend for SQLite's write lock."""
         if share is not None and share.kind == "sqlite":
-            db = cls(sqlite=share.connection, lock=share.saver.lock, owns_connection=False)  # type: ignore[attr-defined]
+            db = cls(sqlite=share.connection, owns_connection=False)
         elif url.startswith("postgresql://"):
             # Each turn holds one connection for its advisory lock, so this pool bounds how many
             # turns one process runs at once.
             db = cls(pool=await _postgres_pool(url, max_size=64))
         else:
-            db = cls(sqlite=await _connect_sqlite(sqlite_path(url)))
+            db = cls(sqlite=await SqliteThread.open(sqlite_path(url)))
         for statement in _SCHEMA:
             await db.execute(statement)
         return db
@@ -142,10 +131,7 @@ class AppDatabase:
                 cur = await conn.execute(self._sql(sql), params)
                 return int(cur.rowcount or 0)
         assert self._sqlite is not None
-        async with self._write_lock:
-            cur = await self._sqlite.execute(sql, params)
-            await self._sqlite.commit()
-            return int(cur.rowcount or 0)
+        return await self._sqlite.execute(sql, params)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         if self._pool is not None:
@@ -153,9 +139,7 @@ class AppDatabase:
                 cur = await conn.execute(self._sql(sql), params)
                 return list(await cur.fetchall())
         assert self._sqlite is not None
-        async with self._sqlite.execute(sql, params) as cur:
-            names = [c[0] for c in cur.description or ()]
-            return [dict(zip(names, row, strict=True)) for row in await cur.fetchall()]
+        return await self._sqlite.fetch(sql, params)
 
     # --- threads ------------------------------------------------------------------------
     async def get_thread(self, key: str) -> ThreadRecord | None:
@@ -245,15 +229,13 @@ class Checkpoints:
             pg_saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
             await pg_saver.setup()
             return cls(pg_saver, pool, "postgres")
-        from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
-
-        conn = await _connect_sqlite(sqlite_path(url))
-        sqlite_saver = AsyncSqliteSaver(conn)
-        await sqlite_saver.setup()
-        return cls(sqlite_saver, conn, "sqlite")
+        worker = await SqliteThread.open(sqlite_path(url))
+        sqlite_saver = SqliteCheckpointer(worker)
+        await sqlite_saver.asetup()
+        return cls(sqlite_saver, worker, "sqlite")
 
     @property
-    def connection(self) -> aiosqlite.Connection:
+    def connection(self) -> SqliteThread:
         if self.kind != "sqlite":
             raise AttributeError("only a SQLite checkpointer has a single connection")
         return self._closer  # type: ignore[no-any-return]
@@ -264,22 +246,22 @@ class Checkpoints:
     async def prune(self, thread_id: str, keep: int) -> None:
         """Delete all but the newest `keep` checkpoints of a thread (and their writes and blobs)."""
         if self.kind == "sqlite":
-            conn: aiosqlite.Connection = self._closer
-            saver: Any = self.saver
-            async with saver.lock:
-                cutoff = await conn.execute(
+            worker: SqliteThread = self._closer
+
+            def prune() -> None:
+                conn = worker.conn
+                row = conn.execute(
                     "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
                     "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
                     (thread_id, keep - 1),
-                )
-                row = await cutoff.fetchone()
+                ).fetchone()
                 if row is None:
                     return
                 for table in ("checkpoints", "writes"):
-                    await conn.execute(
-                        f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, row[0])
-                    )
-                await conn.commit()
+                    conn.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, row[0]))
+                conn.commit()
+
+            await worker.run(prune)
             return
         async with self._closer.connection() as pg:
             cur = await pg.execute(
@@ -309,15 +291,14 @@ class Checkpoints:
         """Bytes of checkpoint data stored (all threads, or one)."""
         where, params = ("WHERE thread_id = ?", (thread_id,)) if thread_id else ("", ())
         if self.kind == "sqlite":
-            conn: aiosqlite.Connection = self._closer
+            worker: SqliteThread = self._closer
             total = 0
             for sql in (
-                f"SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints {where}",
-                f"SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes {where}",
+                f"SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) AS n FROM checkpoints {where}",
+                f"SELECT COALESCE(SUM(LENGTH(value)), 0) AS n FROM writes {where}",
             ):
-                cur = await conn.execute(sql, params)
-                row = await cur.fetchone()
-                total += int(row[0]) if row else 0
+                rows = await worker.fetch(sql, params)
+                total += int(rows[0]["n"]) if rows else 0
             return total
         where = where.replace("?", "%s")
         total = 0

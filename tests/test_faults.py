@@ -33,8 +33,11 @@ def provider(settings: Settings, sleep: RecordingSleep, *, fallback: bool = Fals
 
 
 async def run_turn(settings: Settings, models: ModelProvider, text: str = "/echo hello") -> list[StreamEvent]:
-    async with await ConversationRuntime.open(settings, agents=[EchoAgent()], models=models) as rt:
-        return [e async for e in rt.handle(ConversationKey.console("faults"), text)]
+    try:
+        async with await ConversationRuntime.open(settings, agents=[EchoAgent()], models=models) as rt:
+            return [e async for e in rt.handle(ConversationKey.console("faults"), text)]
+    finally:
+        await models.aclose()
 
 
 def chat_requests(server: FakeOpenAI) -> list[str | None]:

@@ -38,8 +38,9 @@ def offline_settings(tmp_path: Path) -> Settings:
 class Session:
     """One conversation thread with the agent's compiled graph."""
 
-    def __init__(self, agent: HotelAgent, graph: Any, thread: str = "t") -> None:
+    def __init__(self, agent: HotelAgent, graph: Any, thread: str = "t", deps: Any = None) -> None:
         self.agent = agent
+        self.deps = deps
         self.graph = graph
         self.config = {"configurable": {"thread_id": thread}, "recursion_limit": 25}
         self.statuses: list[str] = []

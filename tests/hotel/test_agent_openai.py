@@ -3,6 +3,7 @@ structured output; the per-turn search limit; enrichment of misspelled and inven
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
@@ -30,12 +31,14 @@ async def open_session(store: Any, settings: Settings) -> Session:
         checkpointer=InMemorySaver(),
         app_db=None,  # type: ignore[arg-type]
     )
-    return Session(agent, await agent.build(deps))
+    return Session(agent, await agent.build(deps), deps=deps)
 
 
 @pytest.fixture
-async def session(recording: RecordingStore, openai_settings: Settings) -> Session:
-    return await open_session(recording, openai_settings)
+async def session(recording: RecordingStore, openai_settings: Settings) -> AsyncIterator[Session]:
+    session = await open_session(recording, openai_settings)
+    yield session
+    await session.deps.models.aclose()
 
 
 @pytest.fixture
@@ -122,7 +125,10 @@ async def test_the_search_limit_comes_from_settings(
         answer(paris_names[0]),
     )
 
-    await session.say("Paris or Rome under $200 next weekend")
+    try:
+        await session.say("Paris or Rome under $200 next weekend")
+    finally:
+        await session.deps.models.aclose()
 
     assert [q.city for q in recording.searches] == ["Paris", "Rome"]
 

@@ -1,0 +1,180 @@
+"""SQLite for an asyncio process: one connection on one dedicated thread, one hop per operation.
+
+aiosqlite makes a thread hop for every cursor call (execute, fetch, close, commit), so one
+checkpoint read or write costs four or five hops, each a GIL hand-off and a self-pipe wake-up of
+the event loop. Here every operation — a whole `SqliteSaver.put`, a whole app-database update —
+runs as one function on the database's thread: the event loop never blocks on SQLite (lock waits
+under `busy_timeout` included) and pays one hop per operation. `python -m bench concurrency` shows
+what that is worth per turn.
+
+`SqliteCheckpointer` is langgraph's `SqliteSaver` (same schema and serialisation, so databases
+written by `AsyncSqliteSaver` read back unchanged) with its async methods run on that thread.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+import threading
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
+from queue import SimpleQueue
+from typing import Any, TypeVar
+
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import ChannelVersions, Checkpoint, CheckpointMetadata, CheckpointTuple
+from langgraph.checkpoint.sqlite import SqliteSaver
+
+T = TypeVar("T")
+
+_Job = tuple[asyncio.AbstractEventLoop, asyncio.Future[Any], Callable[..., Any], tuple[Any, ...]]
+
+
+def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
+    if future.cancelled():
+        return
+    if ok:
+        future.set_result(value)
+    else:
+        future.set_exception(value)
+
+
+class SqliteThread:
+    """A SQLite connection owned by one thread; `await run(fn, *args)` runs `fn` there.
+
+    Operations run one at a time in submission order, so callers need no lock of their own."""
+
+    def __init__(self, path: Path, *, busy_timeout: float = 15.0) -> None:
+        self.path = path
+        self._jobs: SimpleQueue[_Job | None] = SimpleQueue()
+        self._thread = threading.Thread(target=self._work, name=f"sqlite:{path.name}", daemon=True)
+        self._busy_timeout = busy_timeout
+        self._closed = False
+        self.conn: sqlite3.Connection
+
+    @classmethod
+    async def open(cls, path: Path, *, busy_timeout: float = 15.0) -> SqliteThread:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        worker = cls(path, busy_timeout=busy_timeout)
+        worker._thread.start()
+        try:
+            await worker.run(worker._connect)
+        except BaseException:
+            worker._jobs.put(None)
+            raise
+        return worker
+
+    def _connect(self) -> None:
+        conn = sqlite3.connect(self.path, timeout=self._busy_timeout, check_same_thread=False)
+        conn.execute("PRAGMA journal_mode=WAL")
+        conn.execute("PRAGMA synchronous=NORMAL")
+        self.conn = conn
+
+    def _work(self) -> None:
+        while True:
+            job = self._jobs.get()
+            if job is None:
+                return
+            loop, future, fn, args = job
+            try:
+                result, ok = fn(*args), True
+            except BaseException as exc:  # handed to the awaiting task
+                result, ok = exc, False
+            try:
+                loop.call_soon_threadsafe(_settle, future, ok, result)
+            except RuntimeError:  # the loop has closed; nobody is waiting
+                pass
+
+    async def run(self, fn: Callable[..., T], *args: Any) -> T:
+        if self._closed:
+            raise sqlite3.ProgrammingError("the database is closed")
+        return await self._submit(fn, *args)
+
+    async def _submit(self, fn: Callable[..., T], *args: Any) -> T:
+        loop = asyncio.get_running_loop()
+        future: asyncio.Future[T] = loop.create_future()
+        self._jobs.put((loop, future, fn, args))
+        return await future
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        """Run one statement and commit; the number of rows changed."""
+        return await self.run(self._execute, sql, params)
+
+    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
+        return await self.run(self._fetch, sql, params)
+
+    def _execute(self, sql: str, params: Sequence[Any]) -> int:
+        cur = self.conn.execute(sql, params)
+        self.conn.commit()
+        return cur.rowcount
+
+    def _fetch(self, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        cur = self.conn.execute(sql, params)
+        names = [c[0] for c in cur.description or ()]
+        return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True  # refuse new work; what is queued still runs, then the connection closes
+        if hasattr(self, "conn"):
+            await self._submit(self.conn.close)
+        self._jobs.put(None)
+        await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
+
+
+class SqliteCheckpointer(SqliteSaver):
+    """langgraph's SqliteSaver whose async methods run on the database's own thread."""
+
+    def __init__(self, worker: SqliteThread, **kwargs: Any) -> None:
+        super().__init__(worker.conn, **kwargs)
+        self.worker = worker
+
+    async def asetup(self) -> None:
+        await self.worker.run(self.setup)
+
+    async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+        return await self.worker.run(self.get_tuple, config)
+
+    async def alist(
+        self,
+        config: RunnableConfig | None,
+        *,
+        filter: dict[str, Any] | None = None,
+        before: RunnableConfig | None = None,
+        limit: int | None = None,
+    ) -> AsyncIterator[CheckpointTuple]:
+        def collect() -> list[CheckpointTuple]:
+            return list(self.list(config, filter=filter, before=before, limit=limit))
+
+        for item in await self.worker.run(collect):
+            yield item
+
+    async def aput(
+        self,
+        config: RunnableConfig,
+        checkpoint: Checkpoint,
+        metadata: CheckpointMetadata,
+        new_versions: ChannelVersions,
+    ) -> RunnableConfig:
+        return await self.worker.run(self.put, config, checkpoint, metadata, new_versions)
+
+    async def aput_writes(
+        self,
+        config: RunnableConfig,
+        writes: Sequence[tuple[str, Any]],
+        task_id: str,
+        task_path: str = "",
+    ) -> None:
+        await self.worker.run(self.put_writes, config, writes, task_id, task_path)
+
+    async def adelete_thread(self, thread_id: str) -> None:
+        await self.worker.run(self.delete_thread, thread_id)
+
+    async def aget_delta_channel_history(
+        self, *, config: RunnableConfig, channels: Sequence[str]
+    ) -> Mapping[str, Any]:
+        def history() -> Mapping[str, Any]:
+            return self.get_delta_channel_history(config=config, channels=channels)
+
+        return await self.worker.run(history)
