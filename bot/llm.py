@@ -41,8 +41,8 @@ class _StreamingCompletions:
         import openai
 
         return await self._client.post(
-            "/chat/completions", body=payload, cast_to=dict, stream=True,
-            stream_cls=openai.AsyncStream[dict[str, Any]],
+            "/chat/completions", body=payload, cast_to=object, stream=True,
+            stream_cls=openai.AsyncStream[object],  # chunks stay the decoded JSON dicts
         )
 
 

@@ -5,8 +5,10 @@ when CONCIERGE_DATABASE_URL is postgresql://."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import json
+import logging
 import time
 import zlib
 from collections.abc import AsyncIterator, Sequence
@@ -18,6 +20,8 @@ from langgraph.checkpoint.base import BaseCheckpointSaver
 
 from bot.config import Settings
 from bot.sqlite import SqliteCheckpointer, SqliteThread
+
+log = logging.getLogger(__name__)
 
 _SCHEMA = [
     """CREATE TABLE IF NOT EXISTS concierge_threads (
@@ -88,10 +92,13 @@ class AppDatabase:
         *,
         sqlite: SqliteThread | None = None,
         pool: Any = None,
+        url: str = "",
         owns_connection: bool = True,
     ) -> None:
         self._sqlite = sqlite
         self._pool = pool
+        self._url = url
+        self._locks: _AdvisoryLocks | None = None
         self._owns = owns_connection
         self._last_sweep = 0.0
 
@@ -106,9 +113,7 @@ class AppDatabase:
         if share is not None and share.kind == "sqlite":
             db = cls(sqlite=share.connection, owns_connection=False)
         elif url.startswith("postgresql://"):
-            # Each turn holds one connection for its advisory lock, so this pool bounds how many
-            # turns one process runs at once.
-            db = cls(pool=await _postgres_pool(url, max_size=64))
+            db = cls(pool=await _postgres_pool(url, max_size=16), url=url)
         else:
             db = cls(sqlite=await SqliteThread.open(sqlite_path(url)))
         for statement in _SCHEMA:
@@ -118,6 +123,8 @@ class AppDatabase:
     async def close(self) -> None:
         if self._sqlite is not None and self._owns:
             await self._sqlite.close()
+        if self._locks is not None:
+            await self._locks.close()
         if self._pool is not None:
             await self._pool.close()
 
@@ -201,13 +208,62 @@ class AppDatabase:
         if self._pool is None:
             yield
             return
+        if self._locks is None:
+            self._locks = _AdvisoryLocks(self._url)
         lock_id = zlib.crc32(key.encode()) - 2**31
-        async with self._pool.connection() as conn:
-            await conn.execute("SELECT pg_advisory_lock(%s)", (lock_id,))
-            try:
-                yield
-            finally:
-                await conn.execute("SELECT pg_advisory_unlock(%s)", (lock_id,))
+        await self._locks.acquire(lock_id)
+        try:
+            yield
+        finally:
+            await self._locks.release(lock_id)
+
+
+class _AdvisoryLocks:
+    """Session-level advisory locks, all held on one dedicated connection per process.
+
+    Any number of turns can hold locks without holding pooled connections (a turn that held one
+    for its lock and then needed another for its own writes could exhaust the pool and wait
+    forever). A process that dies takes its connection and with it every lock it held. Taking a
+    lock never blocks the shared connection: `pg_try_advisory_lock`, retried with backoff while
+    another process runs a turn of that thread."""
+
+    def __init__(self, url: str) -> None:
+        self._url = url
+        self._conn: Any = None
+        self._connecting = asyncio.Lock()
+
+    async def _connection(self) -> Any:
+        async with self._connecting:
+            if self._conn is None or self._conn.closed:
+                import psycopg
+
+                self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True, prepare_threshold=0)
+            return self._conn
+
+    async def acquire(self, lock_id: int) -> None:
+        delay = 0.01
+        while True:
+            conn = await self._connection()
+            cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_id,))
+            row = await cur.fetchone()
+            if row and row[0]:
+                return
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.25)
+
+    async def release(self, lock_id: int) -> None:
+        conn = self._conn
+        if conn is None or conn.closed:
+            return  # the connection, and with it the lock, is already gone
+        try:
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (lock_id,))
+        except Exception:
+            log.warning("could not release a turn lock; closing its connection to drop it", exc_info=True)
+            await conn.close()
+
+    async def close(self) -> None:
+        if self._conn is not None and not self._conn.closed:
+            await self._conn.close()
 
 
 # --- checkpointer --------------------------------------------------------------------------

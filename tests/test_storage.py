@@ -90,3 +90,23 @@ async def test_two_runtimes_on_postgres_never_run_one_thread_at_once(tmp_path: P
     finally:
         await a.close()
         await b.close()
+
+
+async def test_more_concurrent_turns_than_pooled_connections_all_finish(
+    tmp_path: Path, postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Turn locks do not hold pooled connections: 80 turns at once against a pool of 16, each
+    paused inside a tool while holding its lock, all complete (a turn that held a pooled connection
+    for its lock and then needed another for its own writes would wait for ever)."""
+    from tests.support import agents
+
+    monkeypatch.setitem(agents.TOOL_DELAY, "seconds", 0.2)
+    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DATABASE_URL=postgres_url, _env_file=None)
+    run = uuid.uuid4().hex[:8]
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
+        async def turn(i: int) -> object:
+            events = [e async for e in rt.handle(ConversationKey.console(f"pool-{run}-{i}"), f"/echo look up n{i}")]
+            return events[-1]
+
+        finals = await asyncio.wait_for(asyncio.gather(*(turn(i) for i in range(80))), timeout=60)
+    assert all(isinstance(f, Final) for f in finals)
