@@ -8,6 +8,8 @@ import pkgutil
 import sys
 from pathlib import Path
 
+from bot.loop import run
+
 
 def _names() -> list[str]:
     here = Path(__file__).parent
@@ -27,7 +29,7 @@ def main(argv: list[str]) -> int:
     module = importlib.import_module(f"bench.{name.replace('-', '_')}")
     result = module.main(argv[1:])
     if asyncio.iscoroutine(result):
-        result = asyncio.run(result)
+        result = run(result)
     return int(result or 0)
 
 

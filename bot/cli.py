@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import logging
 import sys
 
 from bot.config import ConfigError, Settings, load_settings
+from bot.loop import run
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -108,6 +108,6 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     _logging(settings, args.command)
     try:
-        return asyncio.run(_run(args, settings))
+        return run(_run(args, settings), settings.event_loop)
     except KeyboardInterrupt:
         return 130

@@ -76,6 +76,7 @@ class Settings(BaseSettings):
     )
     port: int = Field(3000, ge=1, le=65535, validation_alias=_env("PORT"))
     log_level: str = Field("INFO", validation_alias=_env("CONCIERGE_LOG_LEVEL"))
+    event_loop: Literal["uvloop", "asyncio"] = Field("uvloop", validation_alias=_env("CONCIERGE_EVENT_LOOP"))
 
     @field_validator("openai_base_url", "slack_api_base_url", "discord_api_base_url", "supplier_url", "qdrant_url")
     @classmethod
