@@ -1,15 +1,25 @@
 """Concurrency: 200 conversations × 3 turns against the fake OpenAI server with 300 ms per model
-call, through the real openai SDK; achieved wall time versus the ideal (infinite parallelism)."""
+call, through the real openai SDK; achieved wall time versus the ideal (infinite parallelism).
+
+It also measures the runtime's CPU per turn in the same run and prints the best wall time that CPU
+cost allows on this machine's cores, so a miss can be read as "waiting" or "CPU".
+
+`--processes N` runs N runtime processes on one database, each owning the conversations whose index
+is its own modulo N (as Discord shards own guilds); with a PostgreSQL `--database-url` the
+per-thread advisory lock would also keep processes apart on shared threads."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import socket
 import sys
+import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from agents.chat import ChatAgent
 from bench._common import describe, scratch_settings
@@ -37,14 +47,111 @@ async def wait_port(port: int) -> None:
     raise RuntimeError("fake server did not start")
 
 
+def _settings(port: int, data_dir: Path | None, database_url: str | None) -> Any:
+    overrides: dict[str, object] = {
+        "OPENAI_API_KEY": "sk-bench", "OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "CONCIERGE_LLM": "openai",
+        "CONCIERGE_LLM_TIMEOUT": 60,
+    }
+    if data_dir is not None:
+        overrides["CONCIERGE_DATA_DIR"] = data_dir
+    if database_url:
+        overrides["CONCIERGE_DATABASE_URL"] = database_url
+    return scratch_settings(**overrides)
+
+
+async def _drive(runtime: ConversationRuntime, indexes: list[int], turns: int, run: str) -> list[float]:
+    """Run the conversations; the time of each turn."""
+    turn_times: list[float] = []
+
+    async def conversation(i: int) -> None:
+        key = ConversationKey.console(f"{run}-c{i}")
+        for t in range(turns):
+            start = time.perf_counter()
+            last = None
+            async for event in runtime.handle(key, f"/chat message {t} of conversation {i}"):
+                last = event
+            assert isinstance(last, Final), last
+            turn_times.append(time.perf_counter() - start)
+
+    await asyncio.gather(*(conversation(i) for i in indexes))
+    return turn_times
+
+
+async def _shard(argv: list[str]) -> int:
+    """One runtime process of a multi-process run: ready → wait for "go" → run → report JSON."""
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--shard", required=True)
+    parser.add_argument("--port", type=int, required=True)
+    parser.add_argument("--conversations", type=int, required=True)
+    parser.add_argument("--turns", type=int, required=True)
+    parser.add_argument("--data-dir", type=Path, required=True)
+    parser.add_argument("--database-url")
+    parser.add_argument("--run", required=True)
+    args = parser.parse_args(argv)
+    index, count = (int(x) for x in args.shard.split("/"))
+    settings = _settings(args.port, args.data_dir, args.database_url)
+    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+        print("ready", flush=True)
+        await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
+        cpu, started = time.process_time(), time.time()
+        turn_times = await _drive(runtime, list(range(index, args.conversations, count)), args.turns, args.run)
+        finished, cpu = time.time(), time.process_time() - cpu
+    print(json.dumps({"started": started, "finished": finished, "cpu": cpu, "turns": turn_times}), flush=True)
+    return 0
+
+
+async def _in_process(args: argparse.Namespace, port: int, run: str) -> tuple[float, float, list[float]]:
+    settings = _settings(port, None, args.database_url)
+    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+        cpu, start = time.process_time(), time.perf_counter()
+        turn_times = await _drive(runtime, list(range(args.conversations)), args.turns, run)
+        wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+    return wall, cpu, turn_times
+
+
+async def _multi_process(args: argparse.Namespace, port: int, run: str) -> tuple[float, float, list[float]]:
+    data_dir = Path(tempfile.mkdtemp(prefix="concierge-bench-"))
+    shards = [
+        await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bench", "concurrency", "--shard", f"{i}/{args.processes}", "--port", str(port),
+            "--conversations", str(args.conversations), "--turns", str(args.turns), "--data-dir", str(data_dir),
+            "--run", run, *(["--database-url", args.database_url] if args.database_url else []),
+            cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
+        )
+        for i in range(args.processes)
+    ]
+    for shard in shards:  # every runtime open before the clock starts
+        assert shard.stdout is not None
+        line = await shard.stdout.readline()
+        if line.strip() != b"ready":
+            raise RuntimeError(f"a runtime process failed to start: {line!r}")
+    for shard in shards:
+        assert shard.stdin is not None
+        shard.stdin.write(b"go\n")
+        await shard.stdin.drain()
+    reports = []
+    for shard in shards:
+        out, _ = await shard.communicate()
+        if shard.returncode != 0:
+            raise RuntimeError(f"a runtime process failed (exit {shard.returncode})")
+        reports.append(json.loads(out.decode().strip().splitlines()[-1]))
+    wall = max(r["finished"] for r in reports) - min(r["started"] for r in reports)
+    return wall, sum(r["cpu"] for r in reports), [t for r in reports for t in r["turns"]]
+
+
 async def main(argv: list[str]) -> int:
+    if "--shard" in argv:
+        return await _shard(argv)
     parser = argparse.ArgumentParser(prog="python -m bench concurrency")
     parser.add_argument("--conversations", type=int, default=200)
     parser.add_argument("--turns", type=int, default=3)
     parser.add_argument("--latency", type=float, default=0.3)
+    parser.add_argument("--processes", type=int, default=1, help="runtime processes (default: 1, in this process)")
+    parser.add_argument("--database-url", help="default: a fresh SQLite database")
     args = parser.parse_args(argv)
 
     port = free_port()
+    run = f"r{os.getpid()}"
     # The fake server runs in its own process, as a real model server would.
     server = await asyncio.create_subprocess_exec(
         sys.executable, "-m", "tests.fakes.openai_server", "--port", str(port), "--latency", str(args.latency),
@@ -52,35 +159,26 @@ async def main(argv: list[str]) -> int:
     )
     try:
         await wait_port(port)
-        settings = scratch_settings(
-            OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=f"http://127.0.0.1:{port}/v1", CONCIERGE_LLM="openai",
-            CONCIERGE_LLM_TIMEOUT=60,
-        )
-        async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
-            turn_times: list[float] = []
-
-            async def conversation(i: int) -> None:
-                key = ConversationKey.console(f"c{i}")
-                for t in range(args.turns):
-                    start = time.perf_counter()
-                    last = None
-                    async for event in runtime.handle(key, f"/chat message {t} of conversation {i}"):
-                        last = event
-                    assert isinstance(last, Final), last
-                    turn_times.append(time.perf_counter() - start)
-
-            start = time.perf_counter()
-            await asyncio.gather(*(conversation(i) for i in range(args.conversations)))
-            wall = time.perf_counter() - start
+        if args.processes > 1:
+            wall, cpu, turn_times = await _multi_process(args, port, run)
+        else:
+            wall, cpu, turn_times = await _in_process(args, port, run)
     finally:
         server.terminate()
         await server.wait()
 
+    turns = args.conversations * args.turns
     ideal = args.turns * args.latency
+    cores = os.cpu_count() or 1
+    usable = min(cores, args.processes)
+    cpu_bound = max(ideal, cpu / usable)  # the best wall time this CPU cost allows
+    where = "in this process" if args.processes == 1 else f"{args.processes} runtime processes"
     print(f"concurrency benchmark: {args.conversations} conversations x {args.turns} turns, "
-          f"{args.latency * 1000:.0f} ms per model call, fake server in its own process")
+          f"{args.latency * 1000:.0f} ms per model call, fake server in its own process, {where}")
     print(f"  ideal wall time (infinite parallelism): {ideal:.2f} s")
     print(f"  achieved wall time:                     {wall:.2f} s")
     print(f"  efficiency ideal/achieved:              {ideal / wall:.0%}   (target >= 70%)")
     print(f"  per turn: {describe(turn_times)}")
+    print(f"  runtime CPU: {cpu:.2f} s = {cpu / turns * 1000:.1f} ms per turn; on {usable} of {cores} core(s) "
+          f"that CPU alone needs {cpu_bound:.2f} s (efficiency at most {ideal / cpu_bound:.0%})")
     return 0

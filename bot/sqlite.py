@@ -35,6 +35,10 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         return
     if ok:
         future.set_result(value)
+    elif isinstance(value, StopIteration):  # a future cannot carry StopIteration
+        error = RuntimeError("StopIteration raised on the database thread")
+        error.__cause__ = value
+        future.set_exception(error)
     else:
         future.set_exception(value)
 
@@ -104,8 +108,12 @@ class SqliteThread:
         return await self.run(self._fetch, sql, params)
 
     def _execute(self, sql: str, params: Sequence[Any]) -> int:
-        cur = self.conn.execute(sql, params)
-        self.conn.commit()
+        try:
+            cur = self.conn.execute(sql, params)
+            self.conn.commit()
+        except BaseException:
+            self.conn.rollback()  # never keep the write lock after a failed statement
+            raise
         return cur.rowcount
 
     def _fetch(self, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
@@ -114,12 +122,13 @@ class SqliteThread:
         return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
 
     async def close(self) -> None:
-        if self._closed:
-            return
-        self._closed = True  # refuse new work; what is queued still runs, then the connection closes
-        if hasattr(self, "conn"):
-            await self._submit(self.conn.close)
-        self._jobs.put(None)
+        if not self._closed:
+            self._closed = True  # refuse new work; what is queued still runs, then the connection closes
+            try:
+                if hasattr(self, "conn"):
+                    await self._submit(self.conn.close)
+            finally:
+                self._jobs.put(None)
         await asyncio.get_running_loop().run_in_executor(None, self._thread.join)
 
 
