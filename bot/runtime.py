@@ -31,6 +31,7 @@ from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling, set_history_window
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import ModelProvider
+from bot.loop import startup_complete
 from bot.storage import AppDatabase, Checkpoints, ThreadRecord
 
 log = logging.getLogger(__name__)
@@ -116,6 +117,7 @@ class ConversationRuntime:
         except BaseException:
             await runtime.close()
             raise
+        startup_complete()
         return runtime
 
     async def __aenter__(self) -> ConversationRuntime:
