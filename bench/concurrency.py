@@ -1,8 +1,10 @@
 """Concurrency: 200 conversations × 3 turns against the fake OpenAI server with 300 ms per model
 call, through the real openai SDK; achieved wall time versus the ideal (infinite parallelism).
 
-It also measures the runtime's CPU per turn in the same run and prints the best wall time that CPU
-cost allows on this machine's cores, so a miss can be read as "waiting" or "CPU".
+It also measures the runtime's CPU per turn and prints the best wall time that CPU cost allows on
+this machine's cores, and, as a baseline in the same run, the same conversations through the
+frameworks alone (LangGraph + ChatOpenAI with in-memory checkpoints): what no runtime built on them
+can beat here.
 
 `--processes N` runs N runtime processes on one database, each owning the conversations whose index
 is its own modulo N (as Discord shards own guilds); with a PostgreSQL `--database-url` the
@@ -25,6 +27,7 @@ from agents.chat import ChatAgent
 from bench._common import describe, scratch_settings
 from bot.conversation import ConversationKey
 from bot.events import Final
+from bot.loop import startup_complete
 from bot.runtime import ConversationRuntime
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -59,7 +62,7 @@ def _settings(port: int, data_dir: Path | None, database_url: str | None) -> Any
     return scratch_settings(**overrides)
 
 
-async def _drive(runtime: ConversationRuntime, indexes: list[int], turns: int, run: str) -> list[float]:
+async def _drive(runtime: Any, indexes: list[int], turns: int, run: str) -> list[float]:
     """Run the conversations; the time of each turn."""
     turn_times: list[float] = []
 
@@ -77,6 +80,49 @@ async def _drive(runtime: ConversationRuntime, indexes: list[int], turns: int, r
     return turn_times
 
 
+class _FrameworksOnly:
+    """The baseline: the same conversations through the frameworks alone — a one-node LangGraph
+    graph whose node streams the reply from ChatOpenAI over the openai SDK, in-memory checkpoints,
+    the runtime's four stream modes — and none of our runtime (no storage, lifecycle, routing)."""
+
+    def __init__(self, port: int) -> None:
+        from langchain_core.messages import AnyMessage
+        from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.graph import START, MessagesState, StateGraph
+
+        from bot.llm import openai_chat_model
+
+        self.model = openai_chat_model(_settings(port, None, None), "gpt-4o-mini")
+
+        async def reply(state: MessagesState) -> dict[str, list[AnyMessage]]:
+            return {"messages": [await self.model.ainvoke(state["messages"])]}
+
+        self.graph = StateGraph(MessagesState).add_node("reply", reply).add_edge(START, "reply").compile(
+            checkpointer=InMemorySaver()
+        )
+        startup_complete()  # the same collector settings the runtime gets
+
+    async def __aenter__(self) -> _FrameworksOnly:
+        return self
+
+    async def __aexit__(self, *exc: object) -> None:
+        from bot.llm import close_chat_model
+
+        await close_chat_model(self.model)
+
+    async def handle(self, key: ConversationKey, text: str) -> Any:
+        from langchain_core.messages import HumanMessage
+
+        config: Any = {"configurable": {"thread_id": key.thread_id}}
+        last = None
+        async for mode, chunk in self.graph.astream(
+            {"messages": [HumanMessage(text)]}, config, stream_mode=["messages", "updates", "custom", "values"]
+        ):
+            if mode == "values":
+                last = chunk
+        yield Final(text=str(last["messages"][-1].content)) if last else None
+
+
 async def _shard(argv: list[str]) -> int:
     """One runtime process of a multi-process run: ready → wait for "go" → run → report JSON."""
     parser = argparse.ArgumentParser()
@@ -87,10 +133,15 @@ async def _shard(argv: list[str]) -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--database-url")
     parser.add_argument("--run", required=True)
+    parser.add_argument("--frameworks-only", action="store_true")
     args = parser.parse_args(argv)
     index, count = (int(x) for x in args.shard.split("/"))
     settings = _settings(args.port, args.data_dir, args.database_url)
-    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+    opened: Any = (
+        _FrameworksOnly(args.port) if args.frameworks_only
+        else await ConversationRuntime.open(settings, agents=[ChatAgent()])
+    )
+    async with opened as runtime:
         print("ready", flush=True)
         await asyncio.get_running_loop().run_in_executor(None, sys.stdin.readline)
         cpu, started = time.process_time(), time.time()
@@ -100,22 +151,30 @@ async def _shard(argv: list[str]) -> int:
     return 0
 
 
-async def _in_process(args: argparse.Namespace, port: int, run: str) -> tuple[float, float, list[float]]:
+async def _in_process(
+    args: argparse.Namespace, port: int, run: str, frameworks_only: bool = False
+) -> tuple[float, float, list[float]]:
     settings = _settings(port, None, args.database_url)
-    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+    opened: Any = (
+        _FrameworksOnly(port) if frameworks_only else await ConversationRuntime.open(settings, agents=[ChatAgent()])
+    )
+    async with opened as runtime:
         cpu, start = time.process_time(), time.perf_counter()
         turn_times = await _drive(runtime, list(range(args.conversations)), args.turns, run)
         wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     return wall, cpu, turn_times
 
 
-async def _multi_process(args: argparse.Namespace, port: int, run: str) -> tuple[float, float, list[float]]:
+async def _multi_process(
+    args: argparse.Namespace, port: int, run: str, frameworks_only: bool = False
+) -> tuple[float, float, list[float]]:
     data_dir = Path(tempfile.mkdtemp(prefix="concierge-bench-"))
     shards = [
         await asyncio.create_subprocess_exec(
             sys.executable, "-m", "bench", "concurrency", "--shard", f"{i}/{args.processes}", "--port", str(port),
             "--conversations", str(args.conversations), "--turns", str(args.turns), "--data-dir", str(data_dir),
             "--run", run, *(["--database-url", args.database_url] if args.database_url else []),
+            *(["--frameworks-only"] if frameworks_only else []),
             cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )
         for i in range(args.processes)
@@ -159,10 +218,9 @@ async def main(argv: list[str]) -> int:
     )
     try:
         await wait_port(port)
-        if args.processes > 1:
-            wall, cpu, turn_times = await _multi_process(args, port, run)
-        else:
-            wall, cpu, turn_times = await _in_process(args, port, run)
+        measure = _multi_process if args.processes > 1 else _in_process
+        base_wall, base_cpu, _ = await measure(args, port, f"{run}b", True)
+        wall, cpu, turn_times = await measure(args, port, run)
     finally:
         server.terminate()
         await server.wait()
@@ -181,4 +239,7 @@ async def main(argv: list[str]) -> int:
     print(f"  per turn: {describe(turn_times)}")
     print(f"  runtime CPU: {cpu:.2f} s = {cpu / turns * 1000:.1f} ms per turn; on {usable} of {cores} core(s) "
           f"that CPU alone needs {cpu_bound:.2f} s (efficiency at most {ideal / cpu_bound:.0%})")
+    print(f"  baseline, same run — the frameworks alone (LangGraph one-node graph + ChatOpenAI, in-memory "
+          f"checkpoints, no runtime): {base_wall:.2f} s, {ideal / base_wall:.0%} efficiency, "
+          f"{base_cpu / turns * 1000:.1f} ms CPU per turn; the runtime costs {wall / base_wall:.2f}x its wall time")
     return 0
