@@ -43,6 +43,11 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
         future.set_exception(value)
 
 
+def _settle_all(outcomes: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
+    for future, ok, value in outcomes:
+        _settle(future, ok, value)
+
+
 class SqliteThread:
     """A SQLite connection owned by one thread; `await run(fn, *args)` runs `fn` there.
 
@@ -75,19 +80,29 @@ class SqliteThread:
         self.conn = conn
 
     def _work(self) -> None:
+        # Under load many operations are queued at once: run all that are waiting, then settle
+        # their futures with one wake-up of each event loop instead of one per operation.
         while True:
-            job = self._jobs.get()
-            if job is None:
+            jobs = [self._jobs.get()]
+            while not self._jobs.empty() and jobs[-1] is not None:
+                jobs.append(self._jobs.get_nowait())
+            done: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+            for job in jobs:
+                if job is None:
+                    break
+                loop, future, fn, args = job
+                try:
+                    result, ok = fn(*args), True
+                except BaseException as exc:  # handed to the awaiting task
+                    result, ok = exc, False
+                done.setdefault(loop, []).append((future, ok, result))
+            for loop, outcomes in done.items():
+                try:
+                    loop.call_soon_threadsafe(_settle_all, outcomes)
+                except RuntimeError:  # the loop has closed; nobody is waiting
+                    pass
+            if jobs[-1] is None:
                 return
-            loop, future, fn, args = job
-            try:
-                result, ok = fn(*args), True
-            except BaseException as exc:  # handed to the awaiting task
-                result, ok = exc, False
-            try:
-                loop.call_soon_threadsafe(_settle, future, ok, result)
-            except RuntimeError:  # the loop has closed; nobody is waiting
-                pass
 
     async def run(self, fn: Callable[..., T], *args: Any) -> T:
         if self._closed:

@@ -80,6 +80,29 @@ async def test_operations_run_in_submission_order_on_one_dedicated_thread(worker
     assert statement_threads == {worker._thread.ident}
 
 
+async def test_a_batch_of_queued_operations_settles_each_caller_with_its_own_outcome(worker: SqliteThread) -> None:
+    """Operations queued while the thread is busy run as one batch; every caller still gets its own
+    result or exception, in order."""
+    gate = threading.Event()
+
+    def job(i: int) -> int:
+        if i == 0:
+            assert gate.wait(timeout=30)
+        if i % 3 == 2:
+            raise ValueError(i)
+        return i
+
+    tasks = [asyncio.create_task(worker.run(job, i)) for i in range(30)]
+    await until_submitted()
+    gate.set()
+    outcomes = await asyncio.gather(*tasks, return_exceptions=True)
+    for i, outcome in enumerate(outcomes):
+        if i % 3 == 2:
+            assert isinstance(outcome, ValueError) and outcome.args == (i,)
+        else:
+            assert outcome == i
+
+
 async def test_an_exception_reaches_the_caller_and_the_worker_carries_on(worker: SqliteThread) -> None:
     class Boom(Exception):
         pass
