@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import os
 import socket
 from collections.abc import AsyncIterator
@@ -63,3 +64,13 @@ def openai_settings(tmp_path: Path, fake_openai: FakeOpenAI) -> Settings:
         CONCIERGE_RETRY_MAX_DELAY=0.05,
         _env_file=None,
     )
+
+
+@pytest.fixture(scope="session")
+def event_loop_policy() -> asyncio.AbstractEventLoopPolicy:
+    """Tests run on the event loop production runs on (bot/loop.py): uvloop where it is installed."""
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.DefaultEventLoopPolicy()
+    return uvloop.EventLoopPolicy()

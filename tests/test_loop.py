@@ -55,3 +55,9 @@ def test_outside_run_the_collector_is_left_alone() -> None:
     threshold, frozen = gc.get_threshold(), gc.get_freeze_count()
     startup_complete()
     assert gc.get_threshold() == threshold and gc.get_freeze_count() == frozen
+
+
+async def test_the_suite_runs_on_the_production_loop() -> None:
+    import asyncio
+
+    assert type(asyncio.get_running_loop()).__module__.startswith("uvloop")
