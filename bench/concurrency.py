@@ -6,9 +6,9 @@ this machine's cores, and, as a baseline in the same run, the same conversations
 frameworks alone (LangGraph + ChatOpenAI with in-memory checkpoints): what no runtime built on them
 can beat here.
 
-`--processes N` runs N runtime processes on one database, each owning the conversations whose index
-is its own modulo N (as Discord shards own guilds); with a PostgreSQL `--database-url` the
-per-thread advisory lock would also keep processes apart on shared threads."""
+`--processes N` runs N runtime processes on one database (SQLite, or PostgreSQL with
+`--database-url`), each driving the conversations whose index is its own modulo N, as Discord shards
+own guilds; the runtime's cross-process turn locks would keep them apart on shared threads too."""
 
 from __future__ import annotations
 

@@ -107,7 +107,9 @@ class ConversationRuntime:
         set_history_window(settings.history_window)
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         checkpoints = await Checkpoints.open(settings)
-        app_db = await AppDatabase.open(settings.resolved_database_url, share=checkpoints)
+        app_db = await AppDatabase.open(
+            settings.resolved_database_url, share=checkpoints, lock_ttl=settings.turn_deadline + 60
+        )
         runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings), agents)
         runtime._owns_models = models is None
         try:

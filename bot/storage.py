@@ -9,7 +9,9 @@ import asyncio
 import contextlib
 import json
 import logging
+import os
 import time
+import uuid
 import zlib
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -42,6 +44,13 @@ _SCHEMA = [
         expires_at DOUBLE PRECISION NOT NULL
     )""",
     "CREATE INDEX IF NOT EXISTS concierge_deliveries_expiry ON concierge_deliveries (expires_at)",
+    # SQLite only: which process runs a turn of a thread (PostgreSQL uses advisory locks).
+    """CREATE TABLE IF NOT EXISTS concierge_turn_locks (
+        key TEXT PRIMARY KEY,
+        owner TEXT NOT NULL,
+        pid INTEGER NOT NULL,
+        acquired_at DOUBLE PRECISION NOT NULL
+    )""",
 ]
 
 
@@ -94,12 +103,14 @@ class AppDatabase:
         pool: Any = None,
         url: str = "",
         owns_connection: bool = True,
+        lock_ttl: float = 600.0,
     ) -> None:
         self._sqlite = sqlite
         self._pool = pool
         self._url = url
-        self._locks: _AdvisoryLocks | None = None
         self._owns = owns_connection
+        self._lock_ttl = lock_ttl
+        self._locks: _TurnLocks | None = None
         self._last_sweep = 0.0
 
     @property
@@ -107,15 +118,18 @@ class AppDatabase:
         return self._pool is not None
 
     @classmethod
-    async def open(cls, url: str, *, share: Checkpoints | None = None) -> AppDatabase:
+    async def open(cls, url: str, *, share: Checkpoints | None = None, lock_ttl: float = 600.0) -> AppDatabase:
         """Open the app database; with `share` (a SQLite checkpointer on the same file) it uses the
-        checkpointer's connection and thread, so the two never contend for SQLite's write lock."""
+        checkpointer's connection and thread, so the two never contend for SQLite's write lock.
+
+        `lock_ttl`: on SQLite, after how many seconds a turn lock of a process that still seems
+        alive counts as abandoned (the turn deadline plus a margin)."""
         if share is not None and share.kind == "sqlite":
-            db = cls(sqlite=share.connection, owns_connection=False)
+            db = cls(sqlite=share.connection, owns_connection=False, lock_ttl=lock_ttl)
         elif url.startswith("postgresql://"):
             db = cls(pool=await _postgres_pool(url, max_size=16), url=url)
         else:
-            db = cls(sqlite=await SqliteThread.open(sqlite_path(url)))
+            db = cls(sqlite=await SqliteThread.open(sqlite_path(url)), lock_ttl=lock_ttl)
         for statement in _SCHEMA:
             await db.execute(statement)
         return db
@@ -203,22 +217,92 @@ class AppDatabase:
     # --- cross-process turn lock ---------------------------------------------------------
     @contextlib.asynccontextmanager
     async def thread_lock(self, key: str) -> AsyncIterator[None]:
-        """On PostgreSQL an advisory lock, so processes sharing the database never run two turns of
-        one thread at once. In-process serialisation is the runtime's job."""
-        if self._pool is None:
-            yield
-            return
+        """A lock on one thread's turns across every process on this database, so processes sharing
+        it never run two turns of one thread at once (in-process serialisation is the runtime's job).
+        PostgreSQL: advisory locks; SQLite: a row per locked thread, see `_SqliteTurnLocks`."""
         if self._locks is None:
-            self._locks = _AdvisoryLocks(self._url)
-        lock_id = zlib.crc32(key.encode()) - 2**31
-        await self._locks.acquire(lock_id)
+            if self._pool is not None:
+                self._locks = _AdvisoryLocks(self._url)
+            else:
+                assert self._sqlite is not None
+                self._locks = _SqliteTurnLocks(self._sqlite, self._lock_ttl)
+        delay = 0.01
+        while not await self._locks.try_acquire(key):  # another process runs a turn of this thread
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.25)
         try:
             yield
         finally:
-            await self._locks.release(lock_id)
+            await self._locks.release(key)
 
 
-class _AdvisoryLocks:
+class _TurnLocks:
+    async def try_acquire(self, key: str) -> bool:
+        raise NotImplementedError
+
+    async def release(self, key: str) -> None:
+        raise NotImplementedError
+
+    async def close(self) -> None:
+        pass
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # alive, another user's
+        return True
+    return True
+
+
+class _SqliteTurnLocks(_TurnLocks):
+    """Turn locks for processes sharing one SQLite file (always on one machine): a row names the
+    holder's process id; a lock whose process has died, or that is older than `ttl` (a turn cannot
+    run longer than its deadline), is taken over."""
+
+    def __init__(self, worker: SqliteThread, ttl: float) -> None:
+        self._worker = worker
+        self._ttl = ttl
+        self._pid = os.getpid()
+        self._owner = f"{self._pid}-{uuid.uuid4().hex[:12]}"
+
+    async def try_acquire(self, key: str) -> bool:
+        return await self._worker.run(self._try_acquire, key, time.time())
+
+    def _try_acquire(self, key: str, now: float) -> bool:
+        conn = self._worker.conn
+        try:
+            taken = conn.execute(
+                "INSERT INTO concierge_turn_locks (key, owner, pid, acquired_at) VALUES (?, ?, ?, ?) "
+                "ON CONFLICT (key) DO NOTHING",
+                (key, self._owner, self._pid, now),
+            ).rowcount
+            if not taken:
+                row = conn.execute(
+                    "SELECT owner, pid, acquired_at FROM concierge_turn_locks WHERE key = ?", (key,)
+                ).fetchone()
+                if row is not None and (not _pid_alive(row[1]) or now - row[2] > self._ttl):
+                    log.warning("taking over the turn lock of %s from process %s, which is gone", key, row[1])
+                    taken = conn.execute(  # compare-and-swap: only if nobody else took it meanwhile
+                        "UPDATE concierge_turn_locks SET owner = ?, pid = ?, acquired_at = ? "
+                        "WHERE key = ? AND owner = ?",
+                        (self._owner, self._pid, now, key, row[0]),
+                    ).rowcount
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        return bool(taken)
+
+    async def release(self, key: str) -> None:
+        await self._worker.execute(
+            "DELETE FROM concierge_turn_locks WHERE key = ? AND owner = ?", (key, self._owner)
+        )
+
+
+class _AdvisoryLocks(_TurnLocks):
     """Session-level advisory locks, all held on one dedicated connection per process.
 
     Any number of turns can hold locks without holding pooled connections (a turn that held one
@@ -232,6 +316,10 @@ class _AdvisoryLocks:
         self._conn: Any = None
         self._connecting = asyncio.Lock()
 
+    @staticmethod
+    def _lock_id(key: str) -> int:
+        return zlib.crc32(key.encode()) - 2**31
+
     async def _connection(self) -> Any:
         async with self._connecting:
             if self._conn is None or self._conn.closed:
@@ -240,23 +328,18 @@ class _AdvisoryLocks:
                 self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True, prepare_threshold=0)
             return self._conn
 
-    async def acquire(self, lock_id: int) -> None:
-        delay = 0.01
-        while True:
-            conn = await self._connection()
-            cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (lock_id,))
-            row = await cur.fetchone()
-            if row and row[0]:
-                return
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.25)
+    async def try_acquire(self, key: str) -> bool:
+        conn = await self._connection()
+        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (self._lock_id(key),))
+        row = await cur.fetchone()
+        return bool(row and row[0])
 
-    async def release(self, lock_id: int) -> None:
+    async def release(self, key: str) -> None:
         conn = self._conn
         if conn is None or conn.closed:
             return  # the connection, and with it the lock, is already gone
         try:
-            await conn.execute("SELECT pg_advisory_unlock(%s)", (lock_id,))
+            await conn.execute("SELECT pg_advisory_unlock(%s)", (self._lock_id(key),))
         except Exception:
             log.warning("could not release a turn lock; closing its connection to drop it", exc_info=True)
             await conn.close()

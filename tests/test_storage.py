@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import sys
+import time
 import uuid
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -68,8 +71,10 @@ async def test_concurrent_claims_of_one_delivery_only_one_wins(any_settings: Set
         await db.close()
 
 
-async def test_two_runtimes_on_postgres_never_run_one_thread_at_once(tmp_path: Path, postgres_url: str) -> None:
-    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DATABASE_URL=postgres_url, _env_file=None)
+async def test_two_runtimes_on_one_database_never_run_one_thread_at_once(any_settings: Settings) -> None:
+    """Two runtimes (as two processes would) on one database: the cross-process turn lock, not the
+    in-process one, keeps their turns of one thread apart."""
+    settings = any_settings.model_copy(update={"checkpoints_kept": 1000})
     key = ConversationKey.console(f"shared-{uuid.uuid4().hex[:8]}")
     a = await ConversationRuntime.open(settings, agents=[EchoAgent()])
     b = await ConversationRuntime.open(settings, agents=[EchoAgent()])
@@ -110,3 +115,36 @@ async def test_more_concurrent_turns_than_pooled_connections_all_finish(
 
         finals = await asyncio.wait_for(asyncio.gather(*(turn(i) for i in range(80))), timeout=60)
     assert all(isinstance(f, Final) for f in finals)
+
+
+async def test_a_sqlite_turn_lock_left_by_a_dead_process_is_taken_over(settings: Settings) -> None:
+    child = await asyncio.create_subprocess_exec(sys.executable, "-c", "pass")
+    await child.wait()  # its process id now names no process
+    key = ConversationKey.console("orphaned")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
+        await rt.app_db.execute(
+            "INSERT INTO concierge_turn_locks (key, owner, pid, acquired_at) VALUES (?, ?, ?, ?)",
+            (key.thread_id, "gone", child.pid, time.time()),
+        )
+        events = await asyncio.wait_for(_collect(rt.handle(key, "/echo hello")), timeout=30)
+        assert isinstance(events[-1], Final)
+        assert await rt.app_db.fetch("SELECT * FROM concierge_turn_locks") == []
+
+
+async def test_a_sqlite_turn_waits_while_another_process_holds_the_thread(settings: Settings) -> None:
+    key = ConversationKey.console("held")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
+        other = await AppDatabase.open(settings.resolved_database_url)  # another process's view
+        try:
+            async with other.thread_lock(key.thread_id):
+                turn = asyncio.create_task(_collect(rt.handle(key, "/echo hello")))
+                await asyncio.sleep(0.3)
+                assert not turn.done()  # waiting for the other holder
+            events = await asyncio.wait_for(turn, timeout=30)
+            assert isinstance(events[-1], Final)
+        finally:
+            await other.close()
+
+
+async def _collect(stream: Any) -> list[Any]:
+    return [event async for event in stream]
