@@ -284,7 +284,7 @@ class _SqliteTurnLocks(_TurnLocks):
                     "SELECT owner, pid, acquired_at FROM concierge_turn_locks WHERE key = ?", (key,)
                 ).fetchone()
                 if row is not None and (not _pid_alive(row[1]) or now - row[2] > self._ttl):
-                    log.warning("taking over the turn lock of %s from process %s, which is gone", key, row[1])
+                    log.warning("taking over the turn lock of %s from process %s (gone, or past the turn deadline)", key, row[1])
                     taken = conn.execute(  # compare-and-swap: only if nobody else took it meanwhile
                         "UPDATE concierge_turn_locks SET owner = ?, pid = ?, acquired_at = ? "
                         "WHERE key = ? AND owner = ?",
