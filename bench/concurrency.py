@@ -23,6 +23,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import openai
+
 from agents.chat import ChatAgent
 from bench._common import describe, scratch_settings
 from bot.conversation import ConversationKey
@@ -81,21 +83,41 @@ async def _drive(runtime: Any, indexes: list[int], turns: int, run: str) -> list
 
 
 class _FrameworksOnly:
-    """The baseline: the same conversations through the frameworks alone — a one-node LangGraph
-    graph whose node streams the reply from ChatOpenAI over the openai SDK, in-memory checkpoints,
-    the runtime's four stream modes — and none of our runtime (no storage, lifecycle, routing)."""
+    """A baseline: the same conversations through the frameworks alone — a one-node LangGraph graph,
+    in-memory checkpoints, the runtime's four stream modes, none of our runtime (no storage,
+    lifecycle, routing). Its node streams the reply either from ChatOpenAI (`sdk=False`, what the
+    agents use) or straight from the openai SDK, tokens sent through LangGraph's stream writer
+    (`sdk=True`: no LangChain model layer at all)."""
 
-    def __init__(self, port: int) -> None:
-        from langchain_core.messages import AnyMessage
+    def __init__(self, port: int, *, sdk: bool = False) -> None:
+        from langchain_core.messages import AIMessage, AnyMessage
         from langgraph.checkpoint.memory import InMemorySaver
+        from langgraph.config import get_stream_writer
         from langgraph.graph import START, MessagesState, StateGraph
 
         from bot.llm import openai_chat_model
 
         self.model = openai_chat_model(_settings(port, None, None), "gpt-4o-mini")
+        client: Any = self.model.root_async_client  # type: ignore[attr-defined]
 
         async def reply(state: MessagesState) -> dict[str, list[AnyMessage]]:
-            return {"messages": [await self.model.ainvoke(state["messages"])]}
+            if not sdk:
+                return {"messages": [await self.model.ainvoke(state["messages"])]}
+            write, text = get_stream_writer(), []
+            roles = {"human": "user", "ai": "assistant", "system": "system"}
+            body = {
+                "model": "gpt-4o-mini", "stream": True,
+                "messages": [{"role": roles[m.type], "content": m.content} for m in state["messages"]],
+            }
+            stream = await client.post(
+                "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
+            )
+            async for chunk in stream:
+                for choice in chunk.get("choices") or ():
+                    if piece := (choice.get("delta") or {}).get("content"):
+                        text.append(piece)
+                        write({"token": piece})
+            return {"messages": [AIMessage("".join(text))]}
 
         self.graph = StateGraph(MessagesState).add_node("reply", reply).add_edge(START, "reply").compile(
             checkpointer=InMemorySaver()
@@ -133,12 +155,12 @@ async def _shard(argv: list[str]) -> int:
     parser.add_argument("--data-dir", type=Path, required=True)
     parser.add_argument("--database-url")
     parser.add_argument("--run", required=True)
-    parser.add_argument("--frameworks-only", action="store_true")
+    parser.add_argument("--baseline", choices=["langchain", "sdk"])
     args = parser.parse_args(argv)
     index, count = (int(x) for x in args.shard.split("/"))
     settings = _settings(args.port, args.data_dir, args.database_url)
     opened: Any = (
-        _FrameworksOnly(args.port) if args.frameworks_only
+        _FrameworksOnly(args.port, sdk=args.baseline == "sdk") if args.baseline
         else await ConversationRuntime.open(settings, agents=[ChatAgent()])
     )
     async with opened as runtime:
@@ -152,11 +174,12 @@ async def _shard(argv: list[str]) -> int:
 
 
 async def _in_process(
-    args: argparse.Namespace, port: int, run: str, frameworks_only: bool = False
+    args: argparse.Namespace, port: int, run: str, baseline: str | None = None
 ) -> tuple[float, float, list[float]]:
     settings = _settings(port, None, args.database_url)
     opened: Any = (
-        _FrameworksOnly(port) if frameworks_only else await ConversationRuntime.open(settings, agents=[ChatAgent()])
+        _FrameworksOnly(port, sdk=baseline == "sdk") if baseline
+        else await ConversationRuntime.open(settings, agents=[ChatAgent()])
     )
     async with opened as runtime:
         cpu, start = time.process_time(), time.perf_counter()
@@ -166,7 +189,7 @@ async def _in_process(
 
 
 async def _multi_process(
-    args: argparse.Namespace, port: int, run: str, frameworks_only: bool = False
+    args: argparse.Namespace, port: int, run: str, baseline: str | None = None
 ) -> tuple[float, float, list[float]]:
     data_dir = Path(tempfile.mkdtemp(prefix="concierge-bench-"))
     shards = [
@@ -174,7 +197,7 @@ async def _multi_process(
             sys.executable, "-m", "bench", "concurrency", "--shard", f"{i}/{args.processes}", "--port", str(port),
             "--conversations", str(args.conversations), "--turns", str(args.turns), "--data-dir", str(data_dir),
             "--run", run, *(["--database-url", args.database_url] if args.database_url else []),
-            *(["--frameworks-only"] if frameworks_only else []),
+            *(["--baseline", baseline] if baseline else []),
             cwd=ROOT, stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE,
         )
         for i in range(args.processes)
@@ -219,7 +242,8 @@ async def main(argv: list[str]) -> int:
     try:
         await wait_port(port)
         measure = _multi_process if args.processes > 1 else _in_process
-        base_wall, base_cpu, _ = await measure(args, port, f"{run}b", True)
+        base_wall, base_cpu, _ = await measure(args, port, f"{run}b", "langchain")
+        sdk_wall, sdk_cpu, _ = await measure(args, port, f"{run}s", "sdk")
         wall, cpu, turn_times = await measure(args, port, run)
     finally:
         server.terminate()
@@ -242,4 +266,6 @@ async def main(argv: list[str]) -> int:
     print(f"  baseline, same run — the frameworks alone (LangGraph one-node graph + ChatOpenAI, in-memory "
           f"checkpoints, no runtime): {base_wall:.2f} s, {ideal / base_wall:.0%} efficiency, "
           f"{base_cpu / turns * 1000:.1f} ms CPU per turn; the runtime costs {wall / base_wall:.2f}x its wall time")
+    print(f"  baseline, same run — LangGraph and the bare openai SDK (no LangChain model layer): {sdk_wall:.2f} s, "
+          f"{ideal / sdk_wall:.0%} efficiency, {sdk_cpu / turns * 1000:.1f} ms CPU per turn")
     return 0
