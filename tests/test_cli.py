@@ -74,6 +74,20 @@ async def test_bad_configuration_is_reported_without_secrets(tmp_path: Path) -> 
     assert code == 2 and "OPENAI_API_KEY" in err and "Traceback" not in err
 
 
+def tool_call_checkpointed(db: Path, thread_id: str, tool: str) -> bool:
+    """Whether a checkpoint of `thread_id` holds a call of `tool` (checkpoints are written in the
+    background while the next step runs, so it may land just after the state says tool_call)."""
+    try:
+        with sqlite3.connect(db, timeout=1) as conn:
+            row = conn.execute(
+                "SELECT COUNT(*) FROM checkpoints WHERE thread_id = ? AND instr(checkpoint, ?) > 0",
+                (thread_id, tool.encode()),
+            ).fetchone()
+    except sqlite3.Error:
+        return False
+    return bool(row and row[0])
+
+
 def thread_state(db: Path, key: str) -> str | None:
     if not db.exists():
         return None
@@ -96,10 +110,12 @@ async def test_process_killed_during_a_tool_call_recovers_with_a_valid_history(
     )
     db = tmp_path / "concierge.db"
     for _ in range(1800):  # generous: a loaded CI machine starts Python slowly
-        if thread_state(db, "console:crash") == "tool_call" or proc.returncode is not None:
+        in_tool = thread_state(db, "console:crash") == "tool_call"
+        if (in_tool and tool_call_checkpointed(db, "console:crash/echo", "lookup")) or proc.returncode is not None:
             break
         await asyncio.sleep(0.05)
     assert thread_state(db, "console:crash") == "tool_call"
+    assert tool_call_checkpointed(db, "console:crash/echo", "lookup")
     proc.send_signal(signal.SIGKILL)
     await proc.wait()
 
