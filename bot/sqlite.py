@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from pathlib import Path
 from queue import SimpleQueue
@@ -46,6 +47,17 @@ def _settle(future: asyncio.Future[Any], ok: bool, value: Any) -> None:
 def _settle_all(outcomes: list[tuple[asyncio.Future[Any], bool, Any]]) -> None:
     for future, ok, value in outcomes:
         _settle(future, ok, value)
+
+
+def _deliver(done: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]]) -> None:
+    for loop, outcomes in done.items():
+        try:
+            loop.call_soon_threadsafe(_settle_all, outcomes)
+        except RuntimeError:  # the loop has closed; nobody is waiting
+            pass
+
+
+_SETTLE_AFTER = 0.005  # seconds a batch may run before the results so far are delivered
 
 
 class SqliteThread:
@@ -81,12 +93,14 @@ class SqliteThread:
 
     def _work(self) -> None:
         # Under load many operations are queued at once: run all that are waiting, then settle
-        # their futures with one wake-up of each event loop instead of one per operation.
+        # their futures with one wake-up of each event loop instead of one per operation (sooner
+        # when the batch runs long, e.g. waiting on another process's write lock).
         while True:
             jobs = [self._jobs.get()]
             while not self._jobs.empty() and jobs[-1] is not None:
                 jobs.append(self._jobs.get_nowait())
             done: dict[asyncio.AbstractEventLoop, list[tuple[asyncio.Future[Any], bool, Any]]] = {}
+            since = time.monotonic()
             for job in jobs:
                 if job is None:
                     break
@@ -96,11 +110,10 @@ class SqliteThread:
                 except BaseException as exc:  # handed to the awaiting task
                     result, ok = exc, False
                 done.setdefault(loop, []).append((future, ok, result))
-            for loop, outcomes in done.items():
-                try:
-                    loop.call_soon_threadsafe(_settle_all, outcomes)
-                except RuntimeError:  # the loop has closed; nobody is waiting
-                    pass
+                if time.monotonic() - since > _SETTLE_AFTER:
+                    _deliver(done)
+                    done, since = {}, time.monotonic()
+            _deliver(done)
             if jobs[-1] is None:
                 return
 

@@ -7,6 +7,7 @@ import contextlib
 import operator
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Annotated, Any, TypedDict
@@ -101,6 +102,32 @@ async def test_a_batch_of_queued_operations_settles_each_caller_with_its_own_out
             assert isinstance(outcome, ValueError) and outcome.args == (i,)
         else:
             assert outcome == i
+
+
+async def test_results_are_delivered_while_a_long_batch_is_still_running(worker: SqliteThread) -> None:
+    """A caller whose operation finished is not kept waiting behind a slow one queued after it."""
+    gate, release = threading.Event(), threading.Event()
+
+    def first() -> None:
+        assert gate.wait(timeout=30)  # the others queue up behind this one: one batch
+
+    def quick() -> str:
+        time.sleep(0.01)
+        return "quick"
+
+    def slow() -> str:
+        assert release.wait(timeout=30)
+        return "slow"
+
+    tasks = [asyncio.create_task(worker.run(fn)) for fn in (first, quick, slow)]
+    await until_submitted()
+    gate.set()
+    try:
+        assert await asyncio.wait_for(tasks[1], timeout=10) == "quick"
+        assert not tasks[2].done()
+    finally:
+        release.set()
+    assert await tasks[2] == "slow"
 
 
 async def test_an_exception_reaches_the_caller_and_the_worker_carries_on(worker: SqliteThread) -> None:
