@@ -104,17 +104,20 @@ async def run_session(store: HotelStore, data_dir: Path, label: str, context: Co
             CONCIERGE_LLM="openai", _env_file=None,
         )
         agent = HotelAgent(clock=lambda tz: TODAY, store=store, context=context, tool_records=tool_records)
-        deps = AgentDeps(settings=settings, models=ModelProvider(openai_chat_model(settings, settings.model)),
-                         checkpointer=InMemorySaver(), app_db=None)  # type: ignore[arg-type]
+        models = ModelProvider(openai_chat_model(settings, settings.model))
+        deps = AgentDeps(settings=settings, models=models, checkpointer=InMemorySaver(), app_db=None)  # type: ignore[arg-type]
         graph = await agent.build(deps)
         config: RunnableConfig = {"configurable": {"thread_id": label}, "recursion_limit": 25}
         per_turn: list[int] = []
         cards: list[int] = []
-        for text, _, _ in TURNS:
-            before = server.total_prompt_tokens
-            state = await graph.ainvoke(agent.turn_input(TurnInput(text=text)), config)
-            per_turn.append(server.total_prompt_tokens - before)
-            cards.append(len(agent.final(state).cards))
+        try:
+            for text, _, _ in TURNS:
+                before = server.total_prompt_tokens
+                state = await graph.ainvoke(agent.turn_input(TurnInput(text=text)), config)
+                per_turn.append(server.total_prompt_tokens - before)
+                cards.append(len(agent.final(state).cards))
+        finally:
+            await models.aclose()
         return SessionTokens(label, per_turn, len(server.requests), cards)
 
 

@@ -102,10 +102,13 @@ async def main(argv: list[str]) -> int:
             OPENAI_API_KEY="sk-bench", OPENAI_BASE_URL=server.base_url, CONCIERGE_LLM="openai", _env_file=None
         )
         models = ModelProvider.from_settings(settings)
-        await _review_once(article, models, settings, parallel=True)  # warm-up: the HTTP client
-        warm_calls = len(server.requests)
-        parallel_m, sequential_m, _ = await _pair(article, models, settings)
-        calls = (len(server.requests) - warm_calls) // 2
+        try:
+            await _review_once(article, models, settings, parallel=True)  # warm-up: the HTTP client
+            warm_calls = len(server.requests)
+            parallel_m, sequential_m, _ = await _pair(article, models, settings)
+            calls = (len(server.requests) - warm_calls) // 2
+        finally:
+            await models.aclose()
     rows.append((f"model, {args.latency * 1000:.0f} ms per call", parallel_m, sequential_m, calls))
 
     lines = article.count("\n") + 1
