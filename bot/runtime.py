@@ -152,13 +152,20 @@ class ConversationRuntime:
 
     async def _recover(self) -> None:
         """Turns left in flight by a crash: mark them interrupted; the next turn repairs the history
-        (closing tool calls that never got a result) and tells the user."""
+        (closing tool calls that never got a result) and tells the user. A turn whose lock another
+        live process holds is still running there, not interrupted."""
         for record in await self.app_db.threads_in_states([s.value for s in IN_FLIGHT]):
-            log.warning("turn %s of %s was interrupted (state %s)", record.turn, record.key, record.state)
-            await self.app_db.update_thread(
-                record.key, state=next_state(record.state, TurnEvent.INTERRUPTED).value, note="interrupted"
-            )
-            self.interrupted_at_start.append(record.key)
+            async with self.app_db.try_thread_lock(record.key) as orphaned:
+                if not orphaned:
+                    continue
+                current = await self.app_db.get_thread(record.key)  # it may have finished meanwhile
+                if current is None or TurnState(current.state) not in IN_FLIGHT:
+                    continue
+                log.warning("turn %s of %s was interrupted (state %s)", current.turn, current.key, current.state)
+                await self.app_db.update_thread(
+                    current.key, state=next_state(current.state, TurnEvent.INTERRUPTED).value, note="interrupted"
+                )
+                self.interrupted_at_start.append(current.key)
 
     # --- public API ---------------------------------------------------------------------
     async def claim_delivery(self, delivery_id: str) -> bool:

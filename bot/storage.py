@@ -220,20 +220,36 @@ class AppDatabase:
         """A lock on one thread's turns across every process on this database, so processes sharing
         it never run two turns of one thread at once (in-process serialisation is the runtime's job).
         PostgreSQL: advisory locks; SQLite: a row per locked thread, see `_SqliteTurnLocks`."""
+        locks = self._turn_locks()
+        delay = 0.01
+        while not await locks.try_acquire(key):  # another process runs a turn of this thread
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 0.25)
+        try:
+            yield
+        finally:
+            await locks.release(key)
+
+    @contextlib.asynccontextmanager
+    async def try_thread_lock(self, key: str) -> AsyncIterator[bool]:
+        """The thread's turn lock if no process holds it (yields True, held for the block), else
+        yields False at once."""
+        locks = self._turn_locks()
+        acquired = await locks.try_acquire(key)
+        try:
+            yield acquired
+        finally:
+            if acquired:
+                await locks.release(key)
+
+    def _turn_locks(self) -> _TurnLocks:
         if self._locks is None:
             if self._pool is not None:
                 self._locks = _AdvisoryLocks(self._url)
             else:
                 assert self._sqlite is not None
                 self._locks = _SqliteTurnLocks(self._sqlite, self._lock_ttl)
-        delay = 0.01
-        while not await self._locks.try_acquire(key):  # another process runs a turn of this thread
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.25)
-        try:
-            yield
-        finally:
-            await self._locks.release(key)
+        return self._locks
 
 
 class _TurnLocks:

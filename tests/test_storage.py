@@ -148,3 +148,31 @@ async def test_a_sqlite_turn_waits_while_another_process_holds_the_thread(settin
 
 async def _collect(stream: Any) -> list[Any]:
     return [event async for event in stream]
+
+
+async def test_starting_a_process_leaves_turns_running_in_another_alone(
+    any_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A process that starts while another runs a turn must not mark that turn interrupted; a turn
+    in flight with nobody holding its lock is."""
+    from tests.support import agents
+
+    monkeypatch.setitem(agents.TOOL_DELAY, "seconds", 1.0)
+    running = ConversationKey.console(f"running-{uuid.uuid4().hex[:8]}")
+    orphan = ConversationKey.console(f"orphan-{uuid.uuid4().hex[:8]}")
+    async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as a:
+        await a.app_db.ensure_thread(orphan.thread_id, "console")
+        await a.app_db.update_thread(orphan.thread_id, state="processing")  # its process died
+        turn = asyncio.create_task(_collect(a.handle(running, "/echo look up slow things")))
+        for _ in range(200):
+            record = await a.app_db.get_thread(running.thread_id)
+            if record is not None and record.state == "tool_call":
+                break
+            await asyncio.sleep(0.02)
+        async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as b:
+            assert orphan.thread_id in b.interrupted_at_start
+            assert running.thread_id not in b.interrupted_at_start
+        events = await asyncio.wait_for(turn, timeout=30)
+        assert isinstance(events[-1], Final)
+        record = await a.app_db.get_thread(running.thread_id)
+        assert record is not None and record.state == "idle" and record.note != "interrupted"
