@@ -65,18 +65,22 @@ class SqliteThread:
 
     Operations run one at a time in submission order, so callers need no lock of their own."""
 
-    def __init__(self, path: Path, *, busy_timeout: float = 15.0) -> None:
+    def __init__(self, path: Path, *, busy_timeout: float = 15.0, autocommit: bool = False) -> None:
         self.path = path
         self._jobs: SimpleQueue[_Job | None] = SimpleQueue()
+        # A daemon thread: an unclosed database never keeps the process from exiting (SQLite's
+        # journal makes an abrupt end safe), unlike aiosqlite's worker since 0.22.
         self._thread = threading.Thread(target=self._work, name=f"sqlite:{path.name}", daemon=True)
         self._busy_timeout = busy_timeout
+        self._autocommit = autocommit
         self._closed = False
         self.conn: sqlite3.Connection
 
     @classmethod
-    async def open(cls, path: Path, *, busy_timeout: float = 15.0) -> SqliteThread:
+    async def open(cls, path: Path, *, busy_timeout: float = 15.0, autocommit: bool = False) -> SqliteThread:
+        """`autocommit`: no implicit transactions; the caller issues BEGIN/COMMIT itself."""
         path.parent.mkdir(parents=True, exist_ok=True)
-        worker = cls(path, busy_timeout=busy_timeout)
+        worker = cls(path, busy_timeout=busy_timeout, autocommit=autocommit)
         worker._thread.start()
         try:
             await worker.run(worker._connect)
@@ -87,6 +91,8 @@ class SqliteThread:
 
     def _connect(self) -> None:
         conn = sqlite3.connect(self.path, timeout=self._busy_timeout, check_same_thread=False)
+        if self._autocommit:
+            conn.isolation_level = None
         conn.execute("PRAGMA journal_mode=WAL")
         conn.execute("PRAGMA synchronous=NORMAL")
         self.conn = conn

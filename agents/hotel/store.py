@@ -16,6 +16,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agents.hotel import geo
+from bot.sqlite import SqliteThread
 
 MAX_NIGHTS = 60
 
@@ -238,6 +239,19 @@ class _Transaction:
         await self._cursor.executemany(self._sql(sql), rows)
 
 
+class _SqliteCursor:
+    """`execute`/`executemany` on a SQLite thread's connection, inside the caller's transaction."""
+
+    def __init__(self, worker: SqliteThread):
+        self._worker = worker
+
+    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self._worker.run(self._worker.conn.execute, sql, params)
+
+    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
+        await self._worker.run(self._worker.conn.executemany, sql, rows)
+
+
 class _Database:
     dialect: Literal["sqlite", "postgresql"]
 
@@ -255,47 +269,46 @@ class _Database:
 
 
 class _SqliteDatabase(_Database):
-    """One writer connection and one reader connection: with WAL, reads never wait for writes."""
+    """One writer and one reader connection, each on its own thread (bot/sqlite.py): with WAL,
+    reads never wait for writes, and the event loop never waits for either."""
 
     dialect = "sqlite"
 
-    def __init__(self, reader: Any, writer: Any):
+    def __init__(self, reader: SqliteThread, writer: SqliteThread):
         self._reader = reader
         self._writer = writer
         self._write_lock = asyncio.Lock()
 
     @classmethod
     async def open(cls, path: str) -> _SqliteDatabase:
-        import aiosqlite
-
         if path in ("", ":memory:"):
             raise HotelStoreError("the hotel store needs a file: sqlite:///PATH")
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        writer = await aiosqlite.connect(path, isolation_level=None)
-        reader = await aiosqlite.connect(path, isolation_level=None)
-        for conn in (writer, reader):
-            await conn.execute("PRAGMA busy_timeout = 10000")
-        await writer.execute("PRAGMA journal_mode = WAL")
+        writer = await SqliteThread.open(Path(path), busy_timeout=10, autocommit=True)
+        reader = await SqliteThread.open(Path(path), busy_timeout=10, autocommit=True)
         await writer.execute("PRAGMA synchronous = NORMAL")
         return cls(reader, writer)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        async with self._reader.execute(sql, params) as cursor:
-            return [tuple(row) for row in await cursor.fetchall()]
+        def rows() -> list[tuple[Any, ...]]:
+            return [tuple(row) for row in self._reader.conn.execute(sql, params).fetchall()]
+
+        return await self._reader.run(rows)
 
     async def transaction(self, work: Callable[[_Transaction], Awaitable[None]]) -> None:
-        async with self._write_lock:
+        async with self._write_lock:  # the writer connection runs one transaction at a time
             await self._writer.execute("BEGIN IMMEDIATE")
             try:
-                await work(_Transaction(self._writer, "?"))
+                await work(_Transaction(_SqliteCursor(self._writer), "?"))
             except BaseException:
-                await self._writer.rollback()
+                await self._writer.run(self._writer.conn.rollback)
                 raise
-            await self._writer.commit()
+            await self._writer.run(self._writer.conn.commit)
 
     async def close(self) -> None:
-        await self._reader.close()
-        await self._writer.close()
+        try:
+            await self._reader.close()
+        finally:
+            await self._writer.close()
 
     def night(self, value: date) -> Any:
         return value.isoformat()
