@@ -296,7 +296,7 @@ class _SqliteDatabase(_Database):
 
     async def transaction(self, work: Callable[[_Transaction], Awaitable[None]]) -> None:
         async with self._write_lock:  # the writer connection runs one transaction at a time
-            await self._writer.execute("BEGIN IMMEDIATE")
+            await self._writer.run(self._writer.conn.execute, "BEGIN IMMEDIATE")  # not .execute: it commits
             try:
                 await work(_Transaction(_SqliteCursor(self._writer), "?"))
             except BaseException:

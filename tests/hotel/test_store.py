@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import sqlite3
 from datetime import date, timedelta
+from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -380,3 +385,43 @@ async def test_pruning_forgets_past_nights(fresh_store: HotelStore) -> None:
     assert removed == 2 * len(generate_hotels())
     assert await fresh_store.nightly_rates(["paris-001"], TODAY, TODAY + timedelta(days=2)) == []
     assert await fresh_store.prune_availability(TODAY + timedelta(days=2)) == 0
+
+
+async def test_a_failed_write_leaves_nothing_behind(fresh_store: HotelStore) -> None:
+    """Writes are one transaction: a failure half-way rolls back what came before it."""
+    db = fresh_store._db
+    before = await db.fetch("SELECT COUNT(*) FROM hotel_meta")
+
+    async def write(tx: Any) -> None:
+        await tx.execute("INSERT INTO hotel_meta (key, value) VALUES (?, ?)", ("half-way", "1"))
+        raise RuntimeError("the supplier went away")
+
+    with pytest.raises(RuntimeError):
+        await db.transaction(write)
+    assert await db.fetch("SELECT COUNT(*) FROM hotel_meta") == before
+    assert await db.fetch("SELECT value FROM hotel_meta WHERE key = ?", ("half-way",)) == []
+
+
+async def test_an_open_sqlite_write_holds_the_database_write_lock(tmp_path: Path) -> None:
+    url = f"sqlite:///{(tmp_path / 'hotels.db').as_posix()}"
+    store = await HotelStore.open(url)
+    inside, finish = asyncio.Event(), asyncio.Event()
+
+    async def write(tx: Any) -> None:
+        await tx.execute("INSERT INTO hotel_meta (key, value) VALUES (?, ?)", ("k", "v"))
+        inside.set()
+        await finish.wait()
+
+    try:
+        task = asyncio.create_task(store._db.transaction(write))
+        await inside.wait()
+        with contextlib.closing(sqlite3.connect(tmp_path / "hotels.db", timeout=0)) as other:
+            with pytest.raises(sqlite3.OperationalError, match="locked"):
+                other.execute("INSERT INTO hotel_meta (key, value) VALUES ('other', 'x')")
+            assert other.execute("SELECT COUNT(*) FROM hotel_meta WHERE key = 'k'").fetchone() == (0,)
+        finish.set()
+        await task
+        assert await store._db.fetch("SELECT value FROM hotel_meta WHERE key = 'k'") == [("v",)]
+    finally:
+        finish.set()
+        await store.close()
