@@ -23,8 +23,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import openai
-
 from agents.chat import ChatAgent
 from bench._common import describe, scratch_settings
 from bot.conversation import ConversationKey
@@ -98,7 +96,7 @@ class _FrameworksOnly:
         from bot.llm import openai_chat_model
 
         self.model = openai_chat_model(_settings(port, None, None), "gpt-4o-mini")
-        client: Any = self.model.root_async_client  # type: ignore[attr-defined]
+        completions: Any = self.model.async_client  # type: ignore[attr-defined]  # bot.llm's streaming path
 
         async def reply(state: MessagesState) -> dict[str, list[AnyMessage]]:
             if not sdk:
@@ -109,9 +107,7 @@ class _FrameworksOnly:
                 "model": "gpt-4o-mini", "stream": True,
                 "messages": [{"role": roles[m.type], "content": m.content} for m in state["messages"]],
             }
-            stream = await client.post(
-                "/chat/completions", body=body, cast_to=object, stream=True, stream_cls=openai.AsyncStream[object]
-            )
+            stream = await completions.create(**body)
             async for chunk in stream:
                 for choice in chunk.get("choices") or ():
                     if piece := (choice.get("delta") or {}).get("content"):
