@@ -48,7 +48,7 @@ class KilobyteAgent(AgentDefinition):
     name = "kb"
     command = "/kb"
     summary = "answers 1 KB"
-    usage = "/kb TEXT"
+    usage = "TEXT"
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
         return graph_for(BoundedState, deps.checkpointer)
@@ -75,7 +75,7 @@ async def main(argv: list[str]) -> int:
         key = ConversationKey.console("long")
         for _ in range(args.turns):
             start = time.perf_counter()
-            async for _event in runtime.handle(key, "/kb " + KB):
+            async for _event in runtime.handle(key, TurnInput(text=KB, command="kb")):
                 pass
             ours.append(time.perf_counter() - start)
         ours_bytes = await runtime.checkpoints.stored_bytes()

@@ -23,8 +23,9 @@ import time
 from pathlib import Path
 from typing import Any
 
-from agents.chat import ChatAgent
+from agents.chat.agent import ChatAgent
 from bench._common import describe, scratch_settings
+from bot.agent import TurnInput
 from bot.conversation import ConversationKey
 from bot.events import Final
 from bot.loop import startup_complete
@@ -71,7 +72,7 @@ async def _drive(runtime: Any, indexes: list[int], turns: int, run: str) -> list
         for t in range(turns):
             start = time.perf_counter()
             last = None
-            async for event in runtime.handle(key, f"/chat message {t} of conversation {i}"):
+            async for event in runtime.handle(key, TurnInput(text=f"message {t} of conversation {i}", command="chat")):
                 last = event
             assert isinstance(last, Final), last
             turn_times.append(time.perf_counter() - start)
@@ -128,13 +129,13 @@ class _FrameworksOnly:
 
         await close_chat_model(self.model)
 
-    async def handle(self, key: ConversationKey, text: str) -> Any:
+    async def handle(self, key: ConversationKey, turn: TurnInput) -> Any:
         from langchain_core.messages import HumanMessage
 
         config: Any = {"configurable": {"thread_id": key.thread_id}}
         last = None
         async for mode, chunk in self.graph.astream(
-            {"messages": [HumanMessage(text)]}, config, stream_mode=["messages", "updates", "custom", "values"]
+            {"messages": [HumanMessage(turn.text)]}, config, stream_mode=["messages", "updates", "custom", "values"]
         ):
             if mode == "values":
                 last = chunk

@@ -30,7 +30,7 @@ from typing import Any
 from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.hotel import HotelAgent
+from agents.hotel.agent import HotelAgent
 from agents.hotel.context import ContextMode
 from agents.hotel.seed import seed
 from agents.hotel.store import HotelStore

@@ -9,8 +9,10 @@ import time
 
 from langchain_core.messages import HumanMessage, SystemMessage
 
-from agents.chat import PROMPT, ChatAgent
+from agents.chat.agent import ChatAgent
+from agents.chat.graph import PROMPTS
 from bench._common import describe, scratch_settings
+from bot.agent import TurnInput
 from bot.conversation import ConversationKey
 from bot.events import Final
 from bot.offline import OfflineChatModel
@@ -23,10 +25,11 @@ async def main(argv: list[str]) -> int:
     args = parser.parse_args(argv)
 
     model = OfflineChatModel()
+    prompt = (PROMPTS / "system.md").read_text(encoding="utf-8")  # as the agent sends it, near enough
     direct: list[float] = []
     for i in range(args.turns):
         start = time.perf_counter()
-        await model.ainvoke([SystemMessage(PROMPT), HumanMessage(f"hello number {i}")])
+        await model.ainvoke([SystemMessage(prompt), HumanMessage(f"hello number {i}")])
         direct.append(time.perf_counter() - start)
 
     settings = scratch_settings()
@@ -36,7 +39,7 @@ async def main(argv: list[str]) -> int:
         for i in range(args.turns):
             start = time.perf_counter()
             last = None
-            async for event in runtime.handle(key, f"/chat hello number {i}"):
+            async for event in runtime.handle(key, TurnInput(text=f"hello number {i}", command="chat")):
                 last = event
             turns.append(time.perf_counter() - start)
             assert isinstance(last, Final)

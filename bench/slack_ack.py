@@ -63,7 +63,7 @@ def streaming_agent(turn_seconds: float) -> Any:
         name = "hotel"
         command = "/hotel"
         summary = "streams an answer slowly"
-        usage = "/hotel CITY"
+        usage = "CITY"
 
         async def build(self, deps: AgentDeps) -> Any:
             async def answer(state: _StreamState) -> dict[str, Any]:
@@ -95,8 +95,9 @@ def streaming_agent(turn_seconds: float) -> Any:
 async def serve_bot(port: int, api_url: str, turn_seconds: float, native: bool) -> None:
     from aiohttp import web
 
-    from adapters.slack import SlackBot, freeze_startup_heap, web_app
-    from adapters.slack.app import make_client
+    from adapters.slack.app import SlackBot, make_client
+    from adapters.slack.serve import web_app
+    from bot.loop import freeze_heap
     from bot.runtime import ConversationRuntime
     from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET
 
@@ -135,7 +136,7 @@ async def serve_bot(port: int, api_url: str, turn_seconds: float, native: bool) 
         runner = web.AppRunner(app, handle_signals=False, access_log=None)
         await runner.setup()
         await web.TCPSite(runner, "127.0.0.1", port, backlog=512).start()
-        freeze_startup_heap()  # as serve() does
+        freeze_heap()  # as serve() does (startup_complete under bot.loop.run)
         print("ready", flush=True)
         try:
             await asyncio.Event().wait()

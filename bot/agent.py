@@ -1,13 +1,19 @@
-"""The contract between the runtime and an agent: what an agent provides, what it is given."""
+"""The contract between the core and an agent: what an agent provides (graph, command, settings,
+CLI sub-commands, worker jobs, offline skills) and what it is given."""
 
 from __future__ import annotations
 
+import argparse
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from langgraph.graph.state import CompiledStateGraph
+from pydantic_settings import BaseSettings
 
+from bot.commands import BUILT_INS, QUERY, Command, CommandOption, CommandTable
+from bot.config import load
 from bot.events import Final
 
 if TYPE_CHECKING:
@@ -15,6 +21,7 @@ if TYPE_CHECKING:
 
     from bot.config import Settings
     from bot.llm import ModelProvider
+    from bot.offline import OfflineSkill
     from bot.storage import AppDatabase
 
 
@@ -42,29 +49,75 @@ class IncomingFile:
 
 @dataclass(frozen=True)
 class TurnInput:
-    """One user turn as the agent sees it."""
+    """One user turn as adapters deliver it: the command (None for plain text, which goes to the
+    conversation's agent or is routed by intent), the text after it, files, who and where."""
 
     text: str
+    command: str | None = None
     user_id: str = "user"
     attachments: tuple[IncomingFile, ...] = ()
     locale: str = "en"
     currency: str = "USD"
     timezone: str = "UTC"
+    delivery_id: str | None = None  # the platform's id for this delivery; a repeat is ignored
+
+    @classmethod
+    def typed(cls, line: str, **fields: Any) -> TurnInput:
+        """A line typed where commands are plain text (the console, tests): "/hotel Paris" →
+        command "hotel", text "Paris". Platforms with native commands fill the fields instead."""
+        if line.startswith("/"):
+            head, _, rest = line.partition(" ")
+            return cls(text=rest.strip(), command=head[1:].lower(), **fields)
+        return cls(text=line, **fields)
+
+    def but(self, **changes: Any) -> TurnInput:
+        return replace(self, **changes)
 
 
-@dataclass
-class AgentDeps:
-    """What the runtime hands every agent when building its graph."""
+@dataclass(kw_only=True)
+class AgentEnv:
+    """What every agent hook is given: the core settings and the agent's own (loaded from
+    `settings_model` and validated at start-up; None when the agent has none)."""
 
     settings: Settings
+    agent_settings: Any = None
+
+
+@dataclass(kw_only=True)
+class AgentDeps(AgentEnv):
+    """What the runtime hands an agent when building its graph."""
+
     models: ModelProvider
     checkpointer: BaseCheckpointSaver
     app_db: AppDatabase
+    commands: CommandTable = field(default_factory=lambda: CommandTable(BUILT_INS))
+    history_window: int = 40  # messages the agent keeps (bot.history.windowed)
     extra: dict[str, Any] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CliCommand:
+    """A sub-command an agent or platform adds to `python -m bot`. `run` gets the parsed arguments
+    and the application (bot.app.App) and returns the exit status."""
+
+    name: str
+    help: str
+    run: Callable[[Any, argparse.Namespace], Coroutine[Any, Any, int]]
+    configure: Callable[[argparse.ArgumentParser], None] = lambda parser: None
+    group: str | None = None  # e.g. "data" for `python -m bot data seed`
+    interactive: bool = False  # a terminal conversation: keep INFO logs off the screen
+
+
+@dataclass(frozen=True)
+class WorkerJob:
+    """Background work `python -m bot worker` runs: `run(stop)` until the event is set."""
+
+    name: str
+    run: Callable[[Any], Awaitable[None]]
+
+
 class AgentDefinition(ABC):
-    """An agent behind a slash command.
+    """An agent behind a slash command. Agent packages follow one template (docs/adding-an-agent.md).
 
     The runtime streams the compiled graph with stream_mode ["messages", "updates", "custom"]:
     - text chunks from chat models become Token events, unless the call was tagged "nostream"
@@ -77,11 +130,42 @@ class AgentDefinition(ABC):
     """
 
     name: str
-    command: str
-    summary: str
-    usage: str
+    command: str  # "/hotel"
+    summary: str  # one line, at most 100 characters (Discord's limit for descriptions)
+    usage: str = ""  # what typically follows the command: "Paris under $200 next weekend"
+    options: tuple[CommandOption, ...] = (QUERY,)
     # Words that route un-commanded text ("find a hotel in Rome") to this agent.
     intent_words: tuple[str, ...] = ()
+    # The agent's own settings, read from the environment under its own prefix.
+    settings_model: type[BaseSettings] | None = None
+    # Messages of history the agent keeps; None: CONCIERGE_HISTORY_WINDOW.
+    history_window: int | None = None
+    # Rules that teach the offline model this agent's domain.
+    offline_skills: Sequence[OfflineSkill] = ()
+    # The agent for text that no agent's intent words claim (small talk); one per bot.
+    fallback: bool = False
+
+    def load_settings(self) -> Any:
+        """The agent's settings from the environment (ConfigError naming each bad variable)."""
+        return load(self.settings_model) if self.settings_model is not None else None
+
+    def command_spec(self) -> Command:
+        return Command(
+            name=self.command.lstrip("/"), description=self.summary, usage=self.usage, options=self.options,
+            agent=self.name, needs_input=any(o.required for o in self.options),
+        )
+
+    def cli_commands(self) -> Sequence[CliCommand]:
+        """Sub-commands of `python -m bot` this agent adds (e.g. `data ingest`)."""
+        return ()
+
+    async def seed(self, env: AgentEnv) -> str | None:
+        """Load demo data (`python -m bot data seed`); a line saying what was done, or None."""
+        return None
+
+    def worker_jobs(self, env: AgentEnv) -> Sequence[WorkerJob]:
+        """Background jobs for `python -m bot worker` (refreshers, ingestion)."""
+        return ()
 
     @abstractmethod
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:

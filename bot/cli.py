@@ -1,48 +1,59 @@
-"""The one entry point: `python -m bot console|ask|slack|discord|worker|data`."""
+"""`python -m bot`: the core's commands (worker, data seed) plus those the platforms and agents
+bring (console, ask, slack, discord, data ingest…), built from what the entry module wires."""
 
 from __future__ import annotations
 
 import argparse
 import logging
 import sys
+from collections.abc import Callable, Sequence
 
+from bot.agent import AgentDefinition, CliCommand
+from bot.app import App
 from bot.config import ConfigError, Settings, load_settings
 from bot.loop import run
+from bot.supervisor import stop_signal
 
 
-def _parser() -> argparse.ArgumentParser:
+async def _worker(app: App, args: argparse.Namespace) -> int:
+    async with stop_signal() as stop:
+        await app.work(stop)
+    return 0
+
+
+async def _seed(app: App, args: argparse.Namespace) -> int:
+    done = await app.seed()
+    print("\n".join(done) if done else "demo data already seeded")
+    return 0
+
+
+CORE_COMMANDS = (
+    CliCommand("worker", "background worker: every agent's jobs (e.g. hotel availability refresh)", _worker),
+    CliCommand("seed", "load every agent's demo data (idempotent)", _seed, group="data"),
+)
+GROUPS = {"data": "data management"}
+
+
+def parser_for(commands: Sequence[CliCommand]) -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m bot", description="Concierge chat bot")
     sub = parser.add_subparsers(dest="command", required=True)
-
-    console = sub.add_parser("console", help="interactive terminal chat")
-    console.add_argument("--agent", help="send plain lines to this agent (hotel, shop, proofread)")
-    console.add_argument("--thread", default="console", help="conversation name (default: console)")
-
-    ask = sub.add_parser("ask", help="one turn, then exit")
-    ask.add_argument("--thread", help="conversation name; the same name continues the conversation")
-    ask.add_argument("--user", default="console-user", help="user id")
-    ask.add_argument("--attach", action="append", default=[], metavar="PATH", help="attach a file")
-    ask.add_argument("--json", action="store_true", help="print one JSON object per stream event")
-    ask.add_argument("text", nargs="+", help="the message, e.g. '/hotel Paris next weekend'")
-
-    slack = sub.add_parser("slack", help="run the Slack bot")
-    slack.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
-
-    discord = sub.add_parser("discord", help="run the Discord bot")
-    discord.add_argument("--sync-commands", action="store_true")
-    discord.add_argument("--guild")
-
-    sub.add_parser("worker", help="background worker: keeps hotel availability and prices fresh")
-
-    data = sub.add_parser("data", help="data management")
-    data_sub = data.add_subparsers(dest="data_command", required=True)
-    data_sub.add_parser("seed", help="load the demo hotel data (idempotent)")
+    groups: dict[str, argparse._SubParsersAction] = {}
+    for command in commands:
+        where = sub
+        if command.group:
+            if command.group not in groups:
+                group = sub.add_parser(command.group, help=GROUPS.get(command.group, command.group))
+                groups[command.group] = group.add_subparsers(dest="group_command", required=True)
+            where = groups[command.group]
+        cli = where.add_parser(command.name, help=command.help)
+        command.configure(cli)
+        cli.set_defaults(cli_command=command)
     return parser
 
 
-def _logging(settings: Settings, command: str) -> None:
+def _logging(settings: Settings, command: CliCommand) -> None:
     level = settings.log_level
-    if command in ("console", "ask") and level == "INFO":
+    if command.interactive and level == "INFO":
         level = "WARNING"  # keep the terminal for the conversation
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
@@ -51,63 +62,27 @@ def _logging(settings: Settings, command: str) -> None:
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
 
 
-async def _seed(settings: Settings, *, quiet: bool = False) -> int:
-    from agents.hotel.seed import seed
-    from agents.hotel.store import HotelStore
-
-    settings.data_dir.mkdir(parents=True, exist_ok=True)
-    store = await HotelStore.open(settings.resolved_database_url)
-    try:
-        await store.setup()
-        written = await seed(store)
-    finally:
-        await store.close()
-    if written:
-        print(f"hotels written: {written}")
-    elif not quiet:
-        print("hotel data already seeded")
-    return 0
-
-
-async def _run(args: argparse.Namespace, settings: Settings) -> int:
-    if args.command == "console":
-        from adapters.console import chat
-
-        await _seed(settings, quiet=True)  # the demo hotel data, on the first start only
-        return await chat(settings, agent=args.agent, thread=args.thread)
-    if args.command == "ask":
-        from adapters.console import ask
-
-        return await ask(
-            settings, " ".join(args.text), thread=args.thread, user=args.user, attach=args.attach, as_json=args.json
-        )
-    if args.command == "slack":
-        from adapters.slack import serve
-
-        await serve(settings, socket=args.socket)
-        return 0
-    if args.command == "discord":
-        print("The Discord adapter is not available in this version.", file=sys.stderr)
-        return 2
-    if args.command == "worker":
-        from agents.hotel.refresh import run_worker
-
-        await run_worker(settings)
-        return 0
-    if args.command == "data" and args.data_command == "seed":
-        return await _seed(settings)
-    return 2
-
-
-def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+def main(
+    argv: list[str] | None = None,
+    *,
+    agents: Callable[[Settings], Sequence[AgentDefinition]],
+    platforms: Sequence[CliCommand] = (),
+) -> int:
+    """Parse the command line, load settings and agents, run the chosen command."""
     try:
         settings = load_settings()
+        app = App(settings, agents(settings), platforms)
+        commands = [*app.cli_commands(), *CORE_COMMANDS]
     except ConfigError as exc:
         print(exc, file=sys.stderr)
         return 2
-    _logging(settings, args.command)
+    args = parser_for(commands).parse_args(argv)
+    command: CliCommand = args.cli_command
+    _logging(settings, command)
     try:
-        return run(_run(args, settings), settings.event_loop)
+        return run(command.run(app, args), settings.event_loop)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     except KeyboardInterrupt:
         return 130

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -54,13 +54,7 @@ class Settings(BaseSettings):
     tool_retries: int = Field(1, ge=0, le=5, validation_alias=_env("CONCIERGE_TOOL_RETRIES"))
     agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
-
-    # --- agents -------------------------------------------------------------------------
-    hotel_search_limit: int = Field(1, ge=1, le=10, validation_alias=_env("CONCIERGE_HOTEL_SEARCH_LIMIT"))
-    supplier_url: str | None = Field(None, validation_alias=_env("CONCIERGE_SUPPLIER_URL"))
-    supplier_rate: float = Field(20.0, gt=0, validation_alias=_env("CONCIERGE_SUPPLIER_RATE"))
-    refresh_interval: float = Field(900.0, gt=0, validation_alias=_env("CONCIERGE_REFRESH_INTERVAL"))
-    qdrant_url: str | None = Field(None, validation_alias=_env("QDRANT_URL"))
+    # Agents' own settings live in their packages (AgentDefinition.settings_model).
 
     # --- platforms ----------------------------------------------------------------------
     slack_bot_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_BOT_TOKEN"))
@@ -78,12 +72,10 @@ class Settings(BaseSettings):
     log_level: str = Field("INFO", validation_alias=_env("CONCIERGE_LOG_LEVEL"))
     event_loop: Literal["uvloop", "asyncio"] = Field("uvloop", validation_alias=_env("CONCIERGE_EVENT_LOOP"))
 
-    @field_validator("openai_base_url", "slack_api_base_url", "discord_api_base_url", "supplier_url", "qdrant_url")
+    @field_validator("openai_base_url", "slack_api_base_url", "discord_api_base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
-        if value is not None and not value.startswith(("http://", "https://")):
-            raise ValueError("must start with http:// or https://")
-        return value
+        return http_url(value)
 
     @field_validator("database_url")
     @classmethod
@@ -123,20 +115,36 @@ class Settings(BaseSettings):
         return self.resolved_database_url.startswith("postgresql://")
 
 
-_ALIASES = {
-    name: (field.validation_alias.choices[0] if isinstance(field.validation_alias, AliasChoices) else name)
-    for name, field in Settings.model_fields.items()
-}
+S = TypeVar("S", bound=BaseSettings)
 
 
-def load_settings(**overrides: object) -> Settings:
-    """Build settings, turning pydantic's errors into one readable ConfigError (never echoing values)."""
+def _env_name(model: type[BaseSettings], field_name: str) -> str:
+    field = model.model_fields.get(field_name)
+    if field is not None and isinstance(field.validation_alias, AliasChoices):
+        return str(field.validation_alias.choices[0])
+    prefix = str(model.model_config.get("env_prefix") or "")
+    return (prefix + field_name).upper() if field is not None else field_name
+
+
+def load(model: type[S], **overrides: object) -> S:
+    """Build any settings model (the core's, an agent's), turning pydantic's errors into one
+    readable ConfigError that names each variable and never echoes its value."""
     try:
-        return Settings(**overrides)  # type: ignore[arg-type]
+        return model(**overrides)  # type: ignore[arg-type]
     except ValidationError as exc:
         lines = []
         for err in exc.errors(include_input=False, include_url=False):
             loc = str(err["loc"][0]) if err["loc"] else "settings"
-            key = _ALIASES.get(loc, loc)
-            lines.append(f"  {key}: {err['msg']}")
+            lines.append(f"  {_env_name(model, loc)}: {err['msg']}")
         raise ConfigError("Invalid configuration:\n" + "\n".join(lines)) from None
+
+
+def load_settings(**overrides: object) -> Settings:
+    return load(Settings, **overrides)
+
+
+def http_url(value: str | None) -> str | None:
+    """A validator for URL settings."""
+    if value is not None and not value.startswith(("http://", "https://")):
+        raise ValueError("must start with http:// or https://")
+    return value

@@ -126,14 +126,22 @@ def classify(exc: BaseException) -> Fault:
 
 @dataclass(frozen=True)
 class Backoff:
-    """Exponential backoff with full jitter, capped; Retry-After wins when it is longer."""
+    """Exponential backoff with full jitter, capped; Retry-After wins when it is longer.
+
+    The jittered delay for retry `attempt` (0-based) is drawn uniformly from
+    [0, min(cap, base * 2**attempt)] ("full jitter").  When the server sent a Retry-After,
+    the delay is max(retry_after, jittered): we never retry sooner than the server asked,
+    nor sooner than our own backoff.  `cap` bounds only our own backoff, not the server's
+    Retry-After: a Retry-After longer than `cap` is honoured in full (the server said so);
+    a caller that will not wait that long must give up itself rather than retry early.
+    """
 
     base: float = 0.5
     cap: float = 20.0
 
     def delay(self, attempt: int, retry_after: float | None = None, *, rng: random.Random | None = None) -> float:
         upper = min(self.cap, self.base * (2**attempt))
-        jittered = (rng or random).uniform(upper / 2, upper)
+        jittered = (rng or random).uniform(0.0, upper)
         if retry_after is not None:
-            return retry_after
+            return max(retry_after, jittered)
         return jittered

@@ -2,28 +2,19 @@
 
 LangGraph's checkpoint savers store the whole `messages` list at every step, so an unbounded list
 makes storage grow quadratically with the conversation. Agents declare
-`messages: Annotated[list[AnyMessage], add_bounded_messages]`; the window is cut only at a
-HumanMessage so no tool call is ever separated from its result."""
+`messages: Annotated[list[AnyMessage], add_bounded_messages]` and compile
+`windowed(State, deps.history_window)`, so each agent keeps its own window; the window is cut only
+at a HumanMessage so no tool call is ever separated from its result."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Annotated, Any, TypedDict, get_type_hints
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
 from langgraph.graph.message import add_messages
 
-_window = 40
-
-
-def set_history_window(size: int) -> None:
-    global _window
-    _window = max(4, size)
-
-
-def history_window() -> int:
-    return _window
-
+DEFAULT_WINDOW = 40
 
 def trim_to_window(messages: Sequence[AnyMessage], window: int) -> list[AnyMessage]:
     """The newest messages that fit `window`, starting at a HumanMessage. The current turn is kept
@@ -40,9 +31,30 @@ def trim_to_window(messages: Sequence[AnyMessage], window: int) -> list[AnyMessa
     return list(messages[start:])
 
 
-def add_bounded_messages(left: Any, right: Any) -> list[AnyMessage]:
-    merged = add_messages(left, right)
-    return trim_to_window(merged, _window)  # type: ignore[arg-type]
+def bounded_messages(window: int) -> Callable[[Any, Any], list[AnyMessage]]:
+    """`add_messages`, then the newest `window` messages (see trim_to_window)."""
+    window = max(4, window)
+
+    def add(left: Any, right: Any) -> list[AnyMessage]:
+        return trim_to_window(add_messages(left, right), window)  # type: ignore[arg-type]
+
+    add.window = window  # type: ignore[attr-defined]
+    return add
+
+
+add_bounded_messages = bounded_messages(DEFAULT_WINDOW)
+
+
+def windowed(state: type, window: int) -> type:
+    """`state` (a TypedDict whose `messages` use a bounded reducer) with a window of `window`
+    messages: the reducer is part of the state schema, so each agent compiles its own."""
+    hints = get_type_hints(state, include_extras=True)
+    current = getattr(hints["messages"], "__metadata__", ())
+    if any(getattr(r, "window", None) == window for r in current):
+        return state
+    base = hints["messages"].__origin__
+    hints["messages"] = Annotated[base, bounded_messages(window)]
+    return TypedDict(state.__name__, hints, total=getattr(state, "__total__", True))  # type: ignore[operator]
 
 
 def dangling_tool_calls(messages: Sequence[AnyMessage]) -> list[dict[str, Any]]:

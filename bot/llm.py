@@ -108,12 +108,13 @@ class ModelProvider:
                 await close_chat_model(model)
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> ModelProvider:
+    def from_settings(cls, settings: Settings, *, skills: Sequence[Any] = ()) -> ModelProvider:
+        """The configured models; `skills` teach the offline model the agents' domains."""
         backoff = Backoff(settings.retry_base_delay, settings.retry_max_delay)
         if settings.llm_mode == "offline":
             from bot.offline import OfflineChatModel
 
-            return cls(OfflineChatModel(), None, max_retries=0, backoff=backoff, offline=True)
+            return cls(OfflineChatModel(skills=tuple(skills)), None, max_retries=0, backoff=backoff, offline=True)
         fallback = (
             openai_chat_model(settings, settings.fallback_model) if settings.fallback_model else None
         )

@@ -40,10 +40,17 @@ def run(main: Coroutine[Any, Any, T], loop: str | None = None) -> T:
     return asyncio.run(main)
 
 
+def freeze_heap() -> None:
+    """Move everything built so far (libraries, agents' data, compiled graphs) out of the garbage
+    collector's reach: a full collection would otherwise walk it all and stall the event loop for
+    hundreds of milliseconds — long enough to make a platform's acknowledgement late."""
+    gc.collect()
+    gc.freeze()
+
+
 def startup_complete() -> None:
-    """Called once the process has built what it keeps for its lifetime (modules, compiled graphs):
-    under `run`, move all of it out of the collector's sight so full collections stay cheap.
-    Elsewhere (tests, embedding applications) it does nothing."""
+    """Called once the process has built what it keeps for its lifetime (modules, compiled graphs,
+    platform clients): under `run`, freeze it (freeze_heap). Elsewhere (tests, embedding
+    applications) it does nothing."""
     if _gc_tuned:
-        gc.collect()
-        gc.freeze()
+        freeze_heap()

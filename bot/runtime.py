@@ -23,12 +23,13 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
-from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
+from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
+from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.events import Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
-from bot.history import close_dangling, set_history_window
+from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import ModelProvider
 from bot.loop import startup_complete
@@ -36,8 +37,6 @@ from bot.storage import AppDatabase, Checkpoints, ThreadRecord
 
 log = logging.getLogger(__name__)
 
-RESET_COMMANDS = ("/reset", "/new")
-HELP_COMMANDS = ("/help",)
 RECURSION_LIMIT = 25
 PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after each one
 INTERRUPT = "__interrupt__"
@@ -84,9 +83,10 @@ class ConversationRuntime:
         self.checkpoints = checkpoints
         self.models = models
         self._agents = {agent.name: agent for agent in agents}
+        self.commands = CommandTable.of(agents)
         self._graphs: dict[str, CompiledStateGraph] = {}
         self._locks = _FifoLocks()
-        self.deps = AgentDeps(settings, models, checkpoints.saver, app_db)
+        self._agent_settings = {agent.name: agent.load_settings() for agent in agents}
         # Threads found in flight at start-up: the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
         self._owns_models = False
@@ -97,20 +97,19 @@ class ConversationRuntime:
         cls,
         settings: Settings,
         *,
-        agents: Sequence[AgentDefinition] | None = None,
+        agents: Sequence[AgentDefinition],
         models: ModelProvider | None = None,
     ) -> ConversationRuntime:
-        if agents is None:
-            from agents.registry import registered_agents
-
-            agents = registered_agents(settings.agent_plugins)
-        set_history_window(settings.history_window)
+        """A runtime over `agents` (the composition root passes them; the core knows none)."""
+        for agent in agents:
+            agent.load_settings()  # a bad agent setting fails here, before anything is opened
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         checkpoints = await Checkpoints.open(settings)
         app_db = await AppDatabase.open(
             settings.resolved_database_url, share=checkpoints, lock_ttl=settings.turn_deadline + 60
         )
-        runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings), agents)
+        skills = [skill for agent in agents for skill in agent.offline_skills]
+        runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings, skills=skills), agents)
         runtime._owns_models = models is None
         try:
             await runtime._recover()
@@ -143,10 +142,17 @@ class ConversationRuntime:
     def agents(self) -> list[AgentDefinition]:
         return list(self._agents.values())
 
+    def deps(self, agent: AgentDefinition) -> AgentDeps:
+        return AgentDeps(
+            settings=self.settings, agent_settings=self._agent_settings[agent.name], models=self.models,
+            checkpointer=self.checkpoints.saver, app_db=self.app_db, commands=self.commands,
+            history_window=agent.history_window or self.settings.history_window,
+        )
+
     async def _graph(self, agent: AgentDefinition) -> CompiledStateGraph:
         graph = self._graphs.get(agent.name)
         if graph is None:
-            graph = await agent.build(self.deps)
+            graph = await agent.build(self.deps(agent))
             self._graphs[agent.name] = graph
         return graph
 
@@ -194,25 +200,18 @@ class ConversationRuntime:
         suffix = f"#{generation}" if generation else ""
         return f"{key.thread_id}{suffix}/{agent}"
 
-    async def handle(
-        self,
-        key: ConversationKey,
-        text: str,
-        *,
-        user_id: str = "user",
-        attachments: Sequence[IncomingFile] = (),
-        delivery_id: str | None = None,
-    ) -> AsyncIterator[StreamEvent]:
-        """Run one user turn; yields stream events ending with exactly one Final or Failure."""
-        if delivery_id is not None and not await self.claim_delivery(delivery_id):
-            log.info("duplicate delivery %s ignored", delivery_id)
+    async def handle(self, key: ConversationKey, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+        """Run one user turn; yields stream events ending with exactly one Final or Failure (nothing
+        for a delivery already claimed)."""
+        if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
+            log.info("duplicate delivery %s ignored", turn.delivery_id)
             return
-        problem = self._check_input(text, attachments)
+        problem = self._check_input(turn)
         if problem:
             yield Failure(kind="bad_input", user_message=problem)
             return
         async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
-            async for event in self._turn(key, text.strip(), user_id, tuple(attachments)):
+            async for event in self._turn(key, turn.but(text=turn.text.strip())):
                 yield event
 
     async def resume(
@@ -235,8 +234,9 @@ class ConversationRuntime:
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
-    def _check_input(self, text: str, attachments: Sequence[IncomingFile]) -> str | None:
-        if not text.strip() and not attachments:
+    def _check_input(self, turn: TurnInput) -> str | None:
+        text, attachments = turn.text, turn.attachments
+        if not text.strip() and not attachments and not turn.command:
             return "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`."
         if len(text.encode("utf-8", "surrogatepass")) > self.settings.max_input_bytes:
             return (
@@ -263,51 +263,46 @@ class ConversationRuntime:
             "recursion_limit": RECURSION_LIMIT,
         }
 
-    def _help(self) -> Final:
-        lines = ["Here is what I can do:"]
-        lines += [f"• `{a.command}` — {a.summary}" for a in self._agents.values()]
-        lines.append("• `/reset` — start this conversation over")
-        return Final(text="\n".join(lines))
+    def route(self, text: str) -> AgentDefinition | None:
+        """The agent whose intent words best match un-commanded text, else the fallback agent."""
+        lowered = text.lower()
+        best: tuple[int, AgentDefinition] | None = None
+        for agent in self._agents.values():
+            score = sum(1 for word in agent.intent_words if word.lower() in lowered)
+            if score and (best is None or score > best[0]):
+                best = (score, agent)
+        if best is not None:
+            return best[1]
+        return next((a for a in self._agents.values() if a.fallback), None)
 
-    async def _turn(
-        self, key: ConversationKey, text: str, user_id: str, attachments: tuple[IncomingFile, ...]
-    ) -> AsyncIterator[StreamEvent]:
+    async def _turn(self, key: ConversationKey, turn: TurnInput) -> AsyncIterator[StreamEvent]:
         record = await self.app_db.ensure_thread(key.thread_id, key.platform)
-        command, _, rest = text.partition(" ") if text.startswith("/") else ("", "", text)
-        command = command.lower()
-        if command in RESET_COMMANDS:
+        command = self.commands.get(turn.command) if turn.command else None
+        if turn.command and command is None:
+            yield Failure(kind="bad_input", user_message=f"I don't know the command `/{turn.command}`. Try `/help`.")
+            return
+        if command is RESET:
             await self._reset(key)
             yield Final(text="Conversation reset. What would you like to do next?")
             return
-        if command in HELP_COMMANDS:
-            yield self._help()
+        if command is HELP:
+            yield Final(text=self.commands.help_text())
             return
         if record.note == "interrupted":
             yield Status(text="Your previous request was interrupted by a restart; picking up from where it stopped.")
         agent: AgentDefinition | None
-        if command:
-            agent = next((a for a in self._agents.values() if a.command == command), None)
-            if agent is None:
-                yield Failure(
-                    kind="bad_input",
-                    user_message=f"I don't know the command `{command}`. Try `/help`.",
-                )
-                return
-            text = rest.strip()
-            if not text and not attachments:
-                yield Failure(kind="bad_input", user_message=f"Usage: {agent.usage}")
+        if command is not None:
+            agent = self._agents[command.agent or ""]
+            if command.needs_input and not turn.text and not turn.attachments:
+                yield Failure(kind="bad_input", user_message=f"Usage: `{command.example()}`")
                 return
         else:
-            agent = self._agents.get(record.agent or "")
+            agent = self._agents.get(record.agent or "") or self.route(turn.text)
             if agent is None:
-                from agents.registry import FALLBACK_AGENT, route_by_intent
-
-                agent = route_by_intent(text, list(self._agents.values())) or self._agents.get(FALLBACK_AGENT)
-            if agent is None:
-                yield self._help()  # no agent claims the text and no small-talk agent is installed
+                yield Final(text=self.commands.help_text())  # no agent claims the text, no small-talk agent
                 return
         try:
-            turn_input = agent.turn_input(TurnInput(text=text, user_id=user_id, attachments=attachments))
+            turn_input = agent.turn_input(turn)
         except BadInput as exc:
             yield Failure(kind="bad_input", user_message=str(exc))
             return
@@ -315,7 +310,7 @@ class ConversationRuntime:
         config = self._config(key, agent, record.generation)
         if record.state != TurnState.IDLE or record.agent != agent.name:
             turn_input = await self._repair(graph, config, turn_input)
-        async for event in self._run(key, agent, graph, config, record, turn_input, user_text=text):
+        async for event in self._run(key, agent, graph, config, record, turn_input, user_text=turn.text):
             yield event
 
     async def _repair(self, graph: CompiledStateGraph, config: RunnableConfig, turn_input: Any) -> Any:
@@ -373,6 +368,12 @@ class ConversationRuntime:
                     final = agent.interrupted(outcome.interrupts[0].value)
                 else:
                     final = agent.final(dict(outcome.values))
+        except asyncio.CancelledError:
+            # Stopped mid-turn (shutdown): the graph's last checkpoint stands; mark the turn
+            # interrupted now, so the next message here repairs and resumes it with a notice.
+            with contextlib.suppress(Exception):
+                await asyncio.shield(self._transition(key, current, TurnEvent.INTERRUPTED, note="interrupted"))
+            raise
         except TurnFailed as exc:
             final = Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
         except TimeoutError:

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import random
+
 import pytest
 
+from bot.agent import TurnInput
 from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.events import Failure, Final, StreamEvent
@@ -35,7 +38,7 @@ def provider(settings: Settings, sleep: RecordingSleep, *, fallback: bool = Fals
 async def run_turn(settings: Settings, models: ModelProvider, text: str = "/echo hello") -> list[StreamEvent]:
     try:
         async with await ConversationRuntime.open(settings, agents=[EchoAgent()], models=models) as rt:
-            return [e async for e in rt.handle(ConversationKey.console("faults"), text)]
+            return [e async for e in rt.handle(ConversationKey.console("faults"), TurnInput.typed(text))]
     finally:
         await models.aclose()
 
@@ -69,7 +72,8 @@ async def test_server_errors_are_retried_then_reported(openai_settings: Settings
     assert isinstance(events[-1], Failure) and events[-1].kind == "unavailable"
     assert len(chat_requests(fake_openai)) == 4  # the first try and three retries
     delays = sleep.delays
-    assert len(delays) == 3 and delays[0] <= 0.01 <= delays[2]  # grows exponentially (with jitter)
+    # full jitter: retry n waits uniform(0, min(cap, base·2^n)), so the ceiling grows, not each draw
+    assert len(delays) == 3 and all(0 <= d <= min(0.05, 0.01 * 2**n) for n, d in enumerate(delays))
     assert "Traceback" not in events[-1].user_message
 
 
@@ -132,10 +136,39 @@ def test_every_fault_class_has_a_strategy() -> None:
     assert classify(KeyError("x")).cls is FaultClass.BAD_REQUEST
 
 
-def test_backoff_grows_is_capped_and_honours_retry_after() -> None:
+def test_backoff_is_full_jitter_up_to_the_capped_exponential() -> None:
     backoff = Backoff(base=1.0, cap=8.0)
-    assert 0.5 <= backoff.delay(0) <= 1.0
-    assert 4.0 <= backoff.delay(3) <= 8.0
-    assert 4.0 <= backoff.delay(10) <= 8.0
-    assert backoff.delay(0, retry_after=30.0) == 30.0
+    rng, twin = random.Random(1234), random.Random(1234)
+    for attempt in range(8):
+        upper = min(8.0, 2.0**attempt)
+        delays = [backoff.delay(attempt, rng=rng) for _ in range(50)]
+        assert delays == [twin.uniform(0.0, upper) for _ in range(50)]  # uniform(0, min(cap, base·2^n))
+        assert all(0.0 <= d <= upper for d in delays)
+        assert min(delays) < upper / 4  # full jitter reaches well below half the ceiling
+        assert max(delays) > upper * 3 / 4
 
+
+def test_backoff_without_an_rng_stays_in_range() -> None:
+    backoff = Backoff(base=1.0, cap=8.0)
+    assert all(0.0 <= backoff.delay(n) <= min(8.0, 2.0**n) for n in range(12) for _ in range(20))
+
+
+def test_a_short_retry_after_does_not_cut_the_backoff_short() -> None:
+    backoff = Backoff(base=1.0, cap=8.0)
+    rng, twin = random.Random(7), random.Random(7)
+    for attempt in (3, 4, 5):
+        delays = [backoff.delay(attempt, retry_after=0.1, rng=rng) for _ in range(20)]
+        assert delays == [max(0.1, twin.uniform(0.0, 8.0)) for _ in range(20)]
+        assert max(delays) > 4.0  # the jittered backoff wins when it is longer than the Retry-After
+
+
+def test_a_retry_after_longer_than_the_backoff_wins() -> None:
+    backoff = Backoff(base=1.0, cap=8.0)
+    rng = random.Random(42)
+    assert all(backoff.delay(n, retry_after=5.0, rng=rng) == 5.0 for n in (0, 1, 2) for _ in range(20))
+
+
+def test_a_retry_after_longer_than_the_cap_is_honoured() -> None:
+    backoff = Backoff(base=1.0, cap=8.0)
+    rng = random.Random(3)
+    assert all(backoff.delay(n, retry_after=30.0, rng=rng) == 30.0 for n in (0, 3, 10))

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 import pytest
 from langchain_core.messages import HumanMessage
 
-from bot.agent import IncomingFile
+from bot.agent import IncomingFile, TurnInput
 from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.events import Failure, Final, Status, StreamEvent, ToolFinished, ToolStarted
@@ -31,7 +31,7 @@ async def collect(events: AsyncIterator[StreamEvent]) -> list[StreamEvent]:
 
 
 async def test_turn_streams_tool_events_and_ends_with_one_final(runtime: ConversationRuntime) -> None:
-    events = await collect(runtime.handle(ConversationKey.console("a"), "/echo look up pandas"))
+    events = await collect(runtime.handle(ConversationKey.console("a"), TurnInput.typed("/echo look up pandas")))
     kinds = [type(e) for e in events]
     assert kinds.index(ToolStarted) < kinds.index(ToolFinished) < kinds.index(Final)
     assert Status(text="Looking up pandas…") in events
@@ -44,7 +44,7 @@ async def test_twenty_messages_to_one_thread_run_one_at_a_time_in_order(runtime:
     key = ConversationKey.console("burst")
     try:
         results = await asyncio.gather(
-            *(collect(runtime.handle(key, f"/echo look up item{i}")) for i in range(20))
+            *(collect(runtime.handle(key, TurnInput.typed(f"/echo look up item{i}"))) for i in range(20))
         )
     finally:
         support.TOOL_DELAY["seconds"] = 0.0
@@ -68,7 +68,7 @@ async def test_different_threads_run_concurrently(runtime: ConversationRuntime) 
 
     async def one(i: int) -> None:
         start = time.monotonic()
-        events = await collect(runtime.handle(ConversationKey.console(f"t{i}"), f"/echo look up x{i}"))
+        events = await collect(runtime.handle(ConversationKey.console(f"t{i}"), TurnInput.typed(f"/echo look up x{i}")))
         assert isinstance(events[-1], Final)
         spans.append((start, time.monotonic()))
 
@@ -84,29 +84,29 @@ async def test_different_threads_run_concurrently(runtime: ConversationRuntime) 
 
 async def test_retried_delivery_is_answered_once(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("dup")
-    first = await collect(runtime.handle(key, "/echo hi", delivery_id="Ev123"))
-    again = await collect(runtime.handle(key, "/echo hi", delivery_id="Ev123"))
+    first = await collect(runtime.handle(key, TurnInput.typed("/echo hi", delivery_id="Ev123")))
+    again = await collect(runtime.handle(key, TurnInput.typed("/echo hi", delivery_id="Ev123")))
     assert isinstance(first[-1], Final)
     assert again == []
 
 
 async def test_thread_remembers_its_agent(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("bind")
-    await collect(runtime.handle(key, "/echo first"))
-    events = await collect(runtime.handle(key, "second without a command"))
+    await collect(runtime.handle(key, TurnInput.typed("/echo first")))
+    events = await collect(runtime.handle(key, TurnInput.typed("second without a command")))
     assert isinstance(events[-1], Final) and events[-1].text == "echo: second without a command"
     assert await runtime.bound_agent(key) == "echo"
 
 
 async def test_reset_starts_a_fresh_conversation(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("reset")
-    await collect(runtime.handle(key, "/echo one"))
-    await collect(runtime.handle(key, "/echo two"))
-    before = await collect(runtime.handle(key, "/echo three"))
+    await collect(runtime.handle(key, TurnInput.typed("/echo one")))
+    await collect(runtime.handle(key, TurnInput.typed("/echo two")))
+    before = await collect(runtime.handle(key, TurnInput.typed("/echo three")))
     assert isinstance(before[-1], Final) and before[-1].data["messages"] == 6
-    reset = await collect(runtime.handle(key, "/reset"))
+    reset = await collect(runtime.handle(key, TurnInput.typed("/reset")))
     assert isinstance(reset[-1], Final) and "reset" in reset[-1].text.lower()
-    after = await collect(runtime.handle(key, "/echo again"))
+    after = await collect(runtime.handle(key, TurnInput.typed("/echo again")))
     assert isinstance(after[-1], Final) and after[-1].data["messages"] == 2
 
 
@@ -128,17 +128,17 @@ async def test_bad_input_gets_a_clear_message_and_loses_nothing(
     runtime: ConversationRuntime, text: str, files: tuple[IncomingFile, ...], fragment: str
 ) -> None:
     key = ConversationKey.console("bad")
-    await collect(runtime.handle(key, "/echo kept"))
-    events = await collect(runtime.handle(key, text, attachments=files))
+    await collect(runtime.handle(key, TurnInput.typed("/echo kept")))
+    events = await collect(runtime.handle(key, TurnInput.typed(text, attachments=files)))
     assert len(events) == 1 and isinstance(events[0], Failure)
     assert events[0].kind == "bad_input" and fragment in events[0].user_message
-    follow_up = await collect(runtime.handle(key, "/echo still here"))
+    follow_up = await collect(runtime.handle(key, TurnInput.typed("/echo still here")))
     assert isinstance(follow_up[-1], Final) and follow_up[-1].data["messages"] == 4
 
 
 async def test_button_press_resumes_the_interrupted_graph_once(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("confirm")
-    asked = await collect(runtime.handle(key, "/confirm delete the cart"))
+    asked = await collect(runtime.handle(key, TurnInput.typed("/confirm delete the cart")))
     final = asked[-1]
     assert isinstance(final, Final) and final.data["awaiting_input"]
     assert [a.value for a in final.cards[0].actions] == ["confirm", "cancel"]
@@ -149,11 +149,11 @@ async def test_button_press_resumes_the_interrupted_graph_once(runtime: Conversa
 
 async def test_failing_tool_is_retried_once_then_degraded(runtime: ConversationRuntime) -> None:
     support.TOOL_FAILURES["remaining"] = 1
-    events = await collect(runtime.handle(ConversationKey.console("tool1"), "/echo look up flaky"))
+    events = await collect(runtime.handle(ConversationKey.console("tool1"), TurnInput.typed("/echo look up flaky")))
     assert isinstance(events[-1], Final) and "Notes about flaky" in events[-1].text
     support.TOOL_FAILURES["remaining"] = 5
     try:
-        events = await collect(runtime.handle(ConversationKey.console("tool2"), "/echo look up down"))
+        events = await collect(runtime.handle(ConversationKey.console("tool2"), TurnInput.typed("/echo look up down")))
         left = support.TOOL_FAILURES["remaining"]
     finally:
         support.TOOL_FAILURES["remaining"] = 0
@@ -168,13 +168,13 @@ async def test_turn_deadline_fails_cleanly_and_keeps_the_conversation(settings: 
         key = ConversationKey.console("deadline")
         support.TOOL_DELAY["seconds"] = 5
         try:
-            events = await collect(rt.handle(key, "/echo look up slow things"))
+            events = await collect(rt.handle(key, TurnInput.typed("/echo look up slow things")))
         finally:
             support.TOOL_DELAY["seconds"] = 0
         assert isinstance(events[-1], Failure) and events[-1].kind == "timeout"
         record = await rt.app_db.get_thread(key.thread_id)
         assert record is not None and record.state == "error"
-        events = await collect(rt.handle(key, "/echo look up fast things"))
+        events = await collect(rt.handle(key, TurnInput.typed("/echo look up fast things")))
         assert isinstance(events[-1], Final) and "Notes about fast things" in events[-1].text
         record = await rt.app_db.get_thread(key.thread_id)
         assert record is not None and record.state == "idle"
@@ -183,7 +183,7 @@ async def test_turn_deadline_fails_cleanly_and_keeps_the_conversation(settings: 
 async def test_lifecycle_state_is_persisted_through_the_turn(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("life")
     seen: list[str] = []
-    async for event in runtime.handle(key, "/echo look up states"):
+    async for event in runtime.handle(key, TurnInput.typed("/echo look up states")):
         record = await runtime.app_db.get_thread(key.thread_id)
         assert record is not None
         seen.append(record.state)
@@ -195,13 +195,13 @@ async def test_lifecycle_state_is_persisted_through_the_turn(runtime: Conversati
 
 
 async def test_uncommanded_text_is_routed_by_intent_then_small_talk(settings: Settings) -> None:
-    from agents.chat import ChatAgent
+    from agents.chat.agent import ChatAgent
 
     async with await ConversationRuntime.open(settings, agents=[EchoAgent(), ChatAgent()]) as rt:
-        routed = await collect(rt.handle(ConversationKey.console("intent"), "look up capybaras"))
+        routed = await collect(rt.handle(ConversationKey.console("intent"), TurnInput.typed("look up capybaras")))
         assert isinstance(routed[-1], Final) and "Notes about capybaras" in routed[-1].text
         chat_key = ConversationKey.console("smalltalk")
-        chatted = await collect(rt.handle(chat_key, "good morning"))
+        chatted = await collect(rt.handle(chat_key, TurnInput.typed("good morning")))
         assert isinstance(chatted[-1], Final) and "offline model" in chatted[-1].text
         assert await rt.bound_agent(chat_key) == "chat"
 
@@ -209,5 +209,5 @@ async def test_uncommanded_text_is_routed_by_intent_then_small_talk(settings: Se
 async def test_unknown_thread_is_not_owned_until_the_bot_answers(runtime: ConversationRuntime) -> None:
     key = ConversationKey.slack("T1", "C1", "1700000000.000100")
     assert not await runtime.owns(key)
-    await collect(runtime.handle(key, "/echo hi"))
+    await collect(runtime.handle(key, TurnInput.typed("/echo hi")))
     assert await runtime.owns(key)

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from bot.agent import TurnInput
 from bot.config import Settings, load_settings
 from bot.conversation import ConversationKey
 from bot.events import Final
@@ -32,7 +33,7 @@ async def test_conversation_continues_and_old_checkpoints_are_pruned(any_setting
     key = ConversationKey.console(f"store-{uuid.uuid4().hex[:8]}")
     async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
         for i in range(8):  # pruning runs every fourth turn
-            events = [e async for e in rt.handle(key, f"/echo look up thing{i}")]
+            events = [e async for e in rt.handle(key, TurnInput.typed(f"/echo look up thing{i}"))]
             assert isinstance(events[-1], Final)
         graph = await rt._graph(rt._agents["echo"])
         config = rt._config(key, rt._agents["echo"], 0)
@@ -43,7 +44,7 @@ async def test_conversation_continues_and_old_checkpoints_are_pruned(any_setting
         assert await rt.checkpoints.stored_bytes(config["configurable"]["thread_id"]) > 0
     # A new process (a new runtime) sees the same conversation.
     async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as rt:
-        events = [e async for e in rt.handle(key, "/echo look up more")]
+        events = [e async for e in rt.handle(key, TurnInput.typed("/echo look up more"))]
         assert isinstance(events[-1], Final) and events[-1].data["messages"] == 36
 
 
@@ -80,7 +81,7 @@ async def test_two_runtimes_on_one_database_never_run_one_thread_at_once(any_set
     b = await ConversationRuntime.open(settings, agents=[EchoAgent()])
     try:
         async def turn(rt: ConversationRuntime, i: int) -> None:
-            events = [e async for e in rt.handle(key, f"/echo look up n{i}")]
+            events = [e async for e in rt.handle(key, TurnInput.typed(f"/echo look up n{i}"))]
             assert isinstance(events[-1], Final)
 
         await asyncio.gather(*(turn(a if i % 2 else b, i) for i in range(8)))
@@ -110,7 +111,7 @@ async def test_more_concurrent_turns_than_pooled_connections_all_finish(
     run = uuid.uuid4().hex[:8]
     async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
         async def turn(i: int) -> object:
-            events = [e async for e in rt.handle(ConversationKey.console(f"pool-{run}-{i}"), f"/echo look up n{i}")]
+            events = [e async for e in rt.handle(ConversationKey.console(f"pool-{run}-{i}"), TurnInput.typed(f"/echo look up n{i}"))]
             return events[-1]
 
         finals = await asyncio.wait_for(asyncio.gather(*(turn(i) for i in range(80))), timeout=60)
@@ -126,7 +127,7 @@ async def test_a_sqlite_turn_lock_left_by_a_dead_process_is_taken_over(settings:
             "INSERT INTO concierge_turn_locks (key, owner, pid, acquired_at) VALUES (?, ?, ?, ?)",
             (key.thread_id, "gone", child.pid, time.time()),
         )
-        events = await asyncio.wait_for(_collect(rt.handle(key, "/echo hello")), timeout=30)
+        events = await asyncio.wait_for(_collect(rt.handle(key, TurnInput.typed("/echo hello"))), timeout=30)
         assert isinstance(events[-1], Final)
         assert await rt.app_db.fetch("SELECT * FROM concierge_turn_locks") == []
 
@@ -137,7 +138,7 @@ async def test_a_sqlite_turn_waits_while_another_process_holds_the_thread(settin
         other = await AppDatabase.open(settings.resolved_database_url)  # another process's view
         try:
             async with other.thread_lock(key.thread_id):
-                turn = asyncio.create_task(_collect(rt.handle(key, "/echo hello")))
+                turn = asyncio.create_task(_collect(rt.handle(key, TurnInput.typed("/echo hello"))))
                 await asyncio.sleep(0.3)
                 assert not turn.done()  # waiting for the other holder
             events = await asyncio.wait_for(turn, timeout=30)
@@ -163,7 +164,7 @@ async def test_starting_a_process_leaves_turns_running_in_another_alone(
     async with await ConversationRuntime.open(any_settings, agents=[EchoAgent()]) as a:
         await a.app_db.ensure_thread(orphan.thread_id, "console")
         await a.app_db.update_thread(orphan.thread_id, state="processing")  # its process died
-        turn = asyncio.create_task(_collect(a.handle(running, "/echo look up slow things")))
+        turn = asyncio.create_task(_collect(a.handle(running, TurnInput.typed("/echo look up slow things"))))
         for _ in range(200):
             record = await a.app_db.get_thread(running.thread_id)
             if record is not None and record.state == "tool_call":

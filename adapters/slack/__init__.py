@@ -1,133 +1,30 @@
-"""The Slack front end: `python -m bot slack [--socket]` runs `serve()`."""
+"""The Slack front end: `python -m bot slack [--socket]` serves it; `--manifest` prints the app
+manifest with every command in the command table."""
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
-import gc
-import logging
-import signal
-import sys
+import argparse
 from typing import Any
 
-import aiohttp
-from aiohttp import web
-
-from adapters.slack.app import SlackBot, build_app, make_client
-from bot.config import ConfigError, Settings
-
-__all__ = ["EVENTS_PATH", "SlackBot", "build_app", "check_settings", "freeze_startup_heap", "serve", "web_app"]
-
-log = logging.getLogger(__name__)
-
-EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all arrive here
+from bot.agent import CliCommand
 
 
-def freeze_startup_heap() -> None:
-    """Move everything loaded at start-up (libraries, agents' data) out of the garbage collector's
-    reach: a full collection would otherwise walk it all and stall the event loop for hundreds of
-    milliseconds — long enough to make an ack late."""
-    gc.collect()
-    gc.freeze()
+def _args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--socket", action="store_true", help="Socket Mode (needs SLACK_APP_TOKEN)")
+    parser.add_argument("--manifest", action="store_true", help="print the Slack app manifest and exit")
+    parser.add_argument("--url", default=None, help="with --manifest: the public URL the bot is served at")
 
 
-def web_app(bot: SlackBot) -> web.Application:
-    """bolt's aiohttp application plus a health check for the hosting platform."""
-    app = bot.app.web_app(path=EVENTS_PATH)
+async def _slack(app: Any, args: argparse.Namespace) -> int:
+    if args.manifest:
+        from adapters.slack.manifest import PLACEHOLDER_URL, manifest_yaml
 
-    @web.middleware
-    async def ack_first(request: web.Request, handler: Any) -> web.StreamResponse:
-        async with bot.ack_first.request():
-            return await handler(request)
+        print(manifest_yaml(app.commands, url=args.url or PLACEHOLDER_URL, socket_mode=args.socket), end="")
+        return 0
+    from adapters.slack.serve import serve
 
-    app.middlewares.append(ack_first)
-
-    async def health(_: web.Request) -> web.Response:
-        return web.Response(text="ok")
-
-    app.router.add_get("/healthz", health)
-    return app
+    await serve(app, socket=args.socket)
+    return 0
 
 
-def check_settings(settings: Settings, *, socket: bool) -> None:
-    """Every Slack setting the chosen mode needs, or one ConfigError naming all that are missing."""
-    missing = []
-    if settings.slack_bot_token is None:
-        missing.append("  SLACK_BOT_TOKEN: the Bot User OAuth Token (xoxb-…), from OAuth & Permissions")
-    if settings.slack_signing_secret is None:
-        missing.append("  SLACK_SIGNING_SECRET: from Basic Information → App Credentials")
-    if socket and settings.slack_app_token is None:
-        missing.append("  SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write, for Socket Mode")
-    if missing:
-        raise ConfigError("Slack is not configured:\n" + "\n".join(missing))
-
-
-async def serve(settings: Settings, *, socket: bool = False) -> None:
-    """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode.
-    A configuration problem (missing setting, token Slack refuses) exits with status 2 and a
-    readable, secret-free message."""
-    try:
-        check_settings(settings, socket=socket)
-        await _serve(settings, socket=socket)
-    except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        raise SystemExit(2) from None
-
-
-async def _serve(settings: Settings, *, socket: bool) -> None:
-    from bot.runtime import ConversationRuntime
-
-    stop = asyncio.Event()
-    loop = asyncio.get_running_loop()
-    handled = []
-    for sig in (signal.SIGINT, signal.SIGTERM):
-        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
-            loop.add_signal_handler(sig, stop.set)
-            handled.append(sig)
-    try:
-        async with aiohttp.ClientSession() as session, await ConversationRuntime.open(settings) as runtime:
-            bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
-            await bot.start()
-            freeze_startup_heap()
-            try:
-                if socket:
-                    await _socket_mode(bot, settings, stop)
-                else:
-                    await _http(bot, settings, stop)
-            finally:
-                log.info("shutting down: waiting for turns in progress")
-                await bot.close(within=20.0)
-    finally:
-        for sig in handled:
-            loop.remove_signal_handler(sig)
-
-
-async def _http(bot: SlackBot, settings: Settings, stop: asyncio.Event) -> None:
-    runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
-    await runner.setup()
-    try:
-        await web.TCPSite(runner, "0.0.0.0", settings.port).start()
-        log.info("Slack bot listening on port %d (%s)", settings.port, EVENTS_PATH)
-        await stop.wait()
-    finally:
-        await runner.cleanup()
-
-
-async def _socket_mode(bot: SlackBot, settings: Settings, stop: asyncio.Event) -> None:
-    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
-
-    assert settings.slack_app_token is not None
-    handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
-    handle = handler.handle
-
-    async def acked_first(client: Any, req: Any) -> None:
-        async with bot.ack_first.request():
-            await handle(client, req)
-
-    handler.client.socket_mode_request_listeners[:] = [acked_first]
-    await handler.connect_async()
-    log.info("Slack bot connected in Socket Mode")
-    try:
-        await stop.wait()
-    finally:
-        await handler.close_async()
+CLI_COMMANDS = (CliCommand("slack", "run the Slack bot (HTTP Events API on $PORT, or --socket)", _slack, _args),)

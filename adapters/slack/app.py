@@ -1,5 +1,6 @@
-"""The Slack front end on bolt's AsyncApp: Slack requests → ConversationKey + runtime calls; stream
-events → Slack messages (adapters.slack.turn). Listeners ack first and do the work in tasks."""
+"""The Slack front end on bolt's AsyncApp: Slack requests → ConversationKey + structured turns;
+stream events → the core's turn renderer on a SlackSurface. Listeners ack first, then the work
+runs under the core's task supervisor."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import contextlib
 import html
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any
 
 import aiohttp
@@ -33,19 +34,21 @@ from adapters.slack.blocks import (
     user_link,
 )
 from adapters.slack.files import FileRejected, check_file, download, file_metadata
-from adapters.slack.mrkdwn import escape
+from adapters.slack.mrkdwn import to_mrkdwn
 from adapters.slack.sinks import error_code
-from adapters.slack.turn import Place, SlackTurn, send_with_retry
-from bot.agent import AgentDefinition, IncomingFile
+from adapters.slack.surface import Place, SlackSurface, send_with_retry
+from bot.agent import IncomingFile, TurnInput
+from bot.commands import RESET, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
+from bot.render import TurnRenderer
 from bot.runtime import ConversationRuntime
+from bot.supervisor import TaskSupervisor
 
 log = logging.getLogger(__name__)
 
 DM_THREAD = "dm"  # the thread part of a DM's rolling conversation key
-RESET_COMMANDS = ("/reset", "/new")
 HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
@@ -100,29 +103,21 @@ def from_slack_text(text: str, bot_user_id: str | None) -> str:
     return html.unescape(text).strip()
 
 
-def usage_help(agents: list[AgentDefinition], *, command: str | None = None) -> str:
-    """Ephemeral help for an empty or unknown command."""
-    chosen = [a for a in agents if a.command == command] or agents
-    lines = ["*How to ask me*"] if len(chosen) > 1 else []
-    for agent in chosen:
-        lines.append(f"• `{agent.command}` — {escape(agent.summary)}\n    {escape(agent.usage)}")
-    lines.append(
-        "Every command starts a thread; reply there to continue (no mention needed). "
+def usage_help(commands: CommandTable, command: str | None = None) -> str:
+    """Ephemeral help for an empty or unknown command, in mrkdwn."""
+    return to_mrkdwn(commands.help_text(command)) + (
+        "\nEvery command starts a thread; reply there to continue (no mention needed). "
         "You can also mention me anywhere, or write to me directly."
     )
-    return "\n".join(lines)
 
 
-def suggested_prompts(agents: list[AgentDefinition]) -> list[dict[str, str]]:
-    """Up to four prompts for a new assistant thread, one per agent, from its usage line."""
-    prompts = []
-    for agent in agents[:4]:
-        example = re.search(r"`([^`]+)`", agent.usage)
-        message = example.group(1) if example else agent.usage
-        if not message.startswith("/"):
-            message = f"{agent.command} {message}"
-        prompts.append({"title": agent.summary[:75] or agent.name, "message": message[:1000]})
-    return prompts
+def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
+    """Up to four prompts for a new assistant thread, one per agent command, from its usage."""
+    return [
+        {"title": c.description[:75], "message": c.example()[:1000]}
+        for c in commands.agent_commands()[:4]
+        if c.usage
+    ]
 
 
 class AckFirst:
@@ -173,8 +168,8 @@ class SlackBot:
             name="concierge",
             logger=logging.getLogger("adapters.slack.bolt"),
         )
-        self._tasks: set[asyncio.Task[None]] = set()
         self.ack_first = AckFirst()
+        self.tasks = TaskSupervisor(gate=self.ack_first.wait, name="Slack work")
         # Threads this process just started: a reply can arrive before the first turn is recorded.
         self._recent_roots: collections.deque[str] = collections.deque(maxlen=1000)
         self._session: aiohttp.ClientSession | None = None
@@ -192,46 +187,14 @@ class SlackBot:
 
     async def drain(self, within: float | None = None) -> None:
         """Wait until every started turn has finished (or `within` seconds passed)."""
-        deadline = None if within is None else asyncio.get_running_loop().time() + within
-        while self._tasks:
-            remaining = None if deadline is None else deadline - asyncio.get_running_loop().time()
-            if remaining is not None and remaining <= 0:
-                return
-            await asyncio.wait(set(self._tasks), timeout=remaining)
+        await self.tasks.drain(within)
 
     async def close(self, within: float = 10.0) -> None:
         """Let turns in progress finish (up to `within` seconds), then stop the rest."""
-        await self.drain(within)
-        for task in list(self._tasks):
-            task.cancel()
-        if self._tasks:
-            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self.tasks.close(within)
         if self._session is not None:
             await self._session.close()
             self._session = None
-
-    def spawn(self, work: Coroutine[Any, Any, None], *, name: str) -> None:
-        """Run `work` after the ack, keeping a reference; a crash is logged, never silent."""
-        task = asyncio.create_task(self._logged(self._after_acks(work)), name=name)
-        self._tasks.add(task)
-        task.add_done_callback(self._tasks.discard)
-
-    async def _after_acks(self, work: Coroutine[Any, Any, None]) -> None:
-        try:
-            await self.ack_first.wait()
-        except asyncio.CancelledError:
-            work.close()  # shut down before it started
-            raise
-        await work
-
-    @staticmethod
-    async def _logged(work: Awaitable[None]) -> None:
-        try:
-            await work
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("background Slack work failed")
 
     def _http(self) -> aiohttp.ClientSession:
         if self._session is None:
@@ -263,14 +226,15 @@ class SlackBot:
 
     # --- slash commands -------------------------------------------------------------------
     async def on_command(self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
-        name = str(command.get("command", "")).lower()
+        commands = self.runtime.commands
+        name = str(command.get("command", ""))
         text = str(command.get("text") or "").strip()
-        agents = self.runtime.agents()
         channel = str(command["channel_id"])
         team = str(command.get("team_id") or "")
         user = str(command["user_id"])
         in_dm = is_dm(channel) or command.get("channel_name") == "directmessage"
-        if name in RESET_COMMANDS:
+        found = commands.get(name)
+        if found is RESET:
             if not in_dm:
                 await ack(
                     text="Each command starts its own thread, so there is nothing to reset here. "
@@ -279,27 +243,25 @@ class SlackBot:
                 )
                 return
             await ack(text="Starting a fresh conversation.", response_type="ephemeral")
-            self.spawn(self._reset(dm_key(team, channel)), name="slack reset")
+            self.tasks.spawn(self._reset(dm_key(team, channel)), name="slack reset")
             return
-        agent = next((a for a in agents if a.command == name), None)
-        if agent is None or not text:
-            await ack(text=usage_help(agents, command=name), response_type="ephemeral")
+        if found is None or found.agent is None or (found.needs_input and not text):
+            await ack(text=usage_help(commands, name if found and found.agent else None), response_type="ephemeral")
             return
         await ack()
-        self.spawn(
-            self._command_turn(team, channel, user, name, text, in_dm=in_dm, respond=respond),
-            name=f"slack {name}",
-        )
+        turn = TurnInput(text=text, command=found.name, user_id=user)
+        self.tasks.spawn(self._command_turn(team, channel, turn, in_dm=in_dm, respond=respond), name=f"slack {name}")
 
     async def _reset(self, key: ConversationKey) -> None:
-        async for _ in self.runtime.handle(key, "/reset"):
+        async for _ in self.runtime.handle(key, TurnInput(text="", command=RESET.name)):
             pass
 
     async def _command_turn(
-        self, team: str, channel: str, user: str, command: str, text: str, *, in_dm: bool, respond: AsyncRespond
+        self, team: str, channel: str, turn: TurnInput, *, in_dm: bool, respond: AsyncRespond
     ) -> None:
         """Post the root message (who asked what); its ts keys the conversation thread."""
-        asked = f"{user_link(user)} asked {quote_command(command, text)}"
+        user = turn.user_id
+        asked = f"{user_link(user)} asked {quote_command(f'/{turn.command}', turn.text)}"
         try:
             root = await send_with_retry(
                 lambda: self.client.chat_postMessage(channel=channel, text=asked, unfurl_links=False),
@@ -321,9 +283,7 @@ class SlackBot:
             ts = str(root["ts"])
             key, place = thread_key(team, channel, ts), Place(channel, ts, team, user)
             self._recent_roots.append(key.thread_id)
-        await self.run_turn(
-            key, place, self.runtime.handle(key, f"{command} {text}", user_id=user), report=self._responder(respond)
-        )
+        await self.run_turn(key, place, self.runtime.handle(key, turn), report=self._responder(respond))
 
     @staticmethod
     def _responder(respond: AsyncRespond) -> Callable[[str], Awaitable[Any]]:
@@ -345,7 +305,7 @@ class SlackBot:
         channel = str(event["channel"])
         root = str(event.get("thread_ts") or event["ts"])
         self._recent_roots.append(thread_key(team, channel, root).thread_id)
-        self.spawn(
+        self.tasks.spawn(
             self._message_turn(body, event, thread_key(team, channel, root), Place(channel, root, team, event["user"])),
             name="slack mention",
         )
@@ -364,7 +324,7 @@ class SlackBot:
                 key, place = thread_key(team, channel, event["thread_ts"]), Place(channel, event["thread_ts"], team, user)
             else:
                 key, place = dm_key(team, channel), Place(channel, None, team, user)
-            self.spawn(self._message_turn(body, event, key, place), name="slack dm")
+            self.tasks.spawn(self._message_turn(body, event, key, place), name="slack dm")
             return
         if bot_user and f"<@{bot_user}" in str(event.get("text") or ""):
             return  # on_mention answers it
@@ -372,17 +332,16 @@ class SlackBot:
         if not thread_ts or thread_ts == event.get("ts"):
             return
         key = thread_key(team, channel, str(thread_ts))
-        self.spawn(self._thread_reply(body, event, key, Place(channel, str(thread_ts), team, user)), name="slack reply")
+        self.tasks.spawn(self._thread_reply(body, event, key, Place(channel, str(thread_ts), team, user)), name="slack reply")
 
     async def _thread_reply(self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place) -> None:
         if key.thread_id in self._recent_roots or await self.runtime.owns(key):
             await self._message_turn(body, event, key, place)
 
     async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:
-        agents = self.runtime.agents()
-        skills = "\n".join(f"• `{a.command}` — {escape(a.summary)}" for a in agents)
-        await say(f"Hi! Here is what I can do:\n{skills}\nAsk away, here in this thread." if skills else "Hi!")
-        prompts = suggested_prompts(agents)
+        commands = self.runtime.commands
+        await say(f"Hi! {to_mrkdwn(commands.help_text())}\nAsk away, here in this thread.")
+        prompts = suggested_prompts(commands)
         if prompts:
             await set_suggested_prompts(prompts=prompts, title="Try one of these:")
 
@@ -396,7 +355,7 @@ class SlackBot:
         team = str(body.get("team_id") or event.get("team") or "")
         channel, thread_ts = str(event["channel"]), str(event["thread_ts"])
         place = Place(channel, thread_ts, team, str(event["user"]), assistant=True)
-        self.spawn(self._message_turn(body, event, thread_key(team, channel, thread_ts), place), name="slack assistant")
+        self.tasks.spawn(self._message_turn(body, event, thread_key(team, channel, thread_ts), place), name="slack assistant")
 
     async def _message_turn(
         self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place
@@ -412,8 +371,14 @@ class SlackBot:
             return
         if not text and not attachments:
             return
-        events = self.runtime.handle(key, text, user_id=place.user_id, attachments=attachments)
-        await self.run_turn(key, place, events)
+        # A message may start with a command: assistant prompts and users write "/hotel Paris".
+        command, rest = self.runtime.commands.parse(text)
+        if command is not None and self.runtime.commands.get(command) is not None:
+            text = rest
+        else:
+            command = None
+        turn = TurnInput(text=text, command=command, user_id=place.user_id, attachments=tuple(attachments))
+        await self.run_turn(key, place, self.runtime.handle(key, turn))
 
     async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:
         """Download shared files after checking type and size; None (user told why) if one is refused."""
@@ -456,7 +421,7 @@ class SlackBot:
             log.warning("button value does not belong to this channel; ignored")
             return
         key, value = parsed
-        self.spawn(self._resume(body, action, key, value), name="slack resume")
+        self.tasks.spawn(self._resume(body, action, key, value), name="slack resume")
 
     async def _resume(self, body: dict[str, Any], action: dict[str, Any], key: ConversationKey, value: str) -> None:
         user = str(body["user"]["id"])
@@ -493,7 +458,7 @@ class SlackBot:
         first: StreamEvent | None = None,
         report: Callable[[str], Awaitable[Any]] | None = None,
     ) -> StreamEvent | None:
-        turn = SlackTurn(
+        surface = SlackSurface(
             self.client,
             place,
             key,
@@ -501,7 +466,7 @@ class SlackBot:
             native_streaming=self.settings.slack_native_streaming,
             report=report or self._ephemeral(place),
         )
-        return await turn.run(events, first=first)
+        return await TurnRenderer(surface).run(events, first=first)
 
     def _ephemeral(self, place: Place) -> Callable[[str], Awaitable[Any]]:
         async def report(text: str) -> Any:

@@ -1,15 +1,17 @@
 """The /hotel ReAct graph: chatbot ⇄ tools, then finish (enrichment and bookkeeping).
 
-    START → chatbot ─(tool calls)→ tools → chatbot …
+    START → chatbot ─(tool calls)→ tools → collect → chatbot …
                     └─(answer)──→ finish → END
+
+`tools` is LangGraph's ToolNode (made by bot.tools.tool_node: per-turn limits, retry then degrade);
+it runs one AIMessage's calls in order, each seeing the results before it. `collect` then folds the
+round's results (the ToolMessages' artifacts) into the metadata.
 
 The chatbot runs in tool-calling mode until this turn has hotel results (or a tool limit was hit,
 or the tool rounds ran out), then in structured-output mode, which returns a HotelAnswer."""
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -18,16 +20,26 @@ from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolM
 from langgraph.config import get_stream_writer
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
 from agents.hotel.context import ContextMode, build_prompt, current_turn_start
 from agents.hotel.enrich import enrich, format_money
-from agents.hotel.state import HotelAnswer, HotelPick, HotelState, TurnRecord, new_turn
-from agents.hotel.tools import DEFAULT_LIMITS, TOOLS, HotelTool, ToolResult, problem, user_currency
-from bot.config import Settings
+from agents.hotel.state import HotelAnswer, HotelPick, HotelState, TurnRecord
+from agents.hotel.tools import (
+    DEFAULT_LIMITS,
+    TOOLS,
+    current_turn,
+    model_schema,
+    round_metadata,
+    this_round,
+    user_currency,
+)
+from bot.agent import AgentDeps
 from bot.events import Status
 from bot.faults import TurnFailed
+from bot.history import windowed
 from bot.llm import ModelProvider
+from bot.tools import admit, tool_node
 
 log = logging.getLogger(__name__)
 
@@ -43,12 +55,7 @@ def status(text: str) -> None:
         pass
 
 
-def _turn(state: HotelState) -> TurnRecord:
-    metadata = state.get("metadata") or {}
-    current = metadata.get("current")
-    if current:
-        return TurnRecord(**current)  # type: ignore[typeddict-item]
-    return new_turn((state.get("tool_context") or {}).get("turn_id", ""))
+_turn = current_turn
 
 
 class HotelNodes:
@@ -58,21 +65,27 @@ class HotelNodes:
         self,
         store: Any,
         models: ModelProvider,
-        settings: Settings,
         *,
+        search_limit: int = 1,
+        tool_retries: int = 1,
         context: ContextMode = "selective",
         prepare: Callable[[], Awaitable[None]] | None = None,
         tool_records: bool = False,
     ) -> None:
-        self.store = store
-        self.tool_records = tool_records  # hand the model whole records (the naive baseline)
-        self.prepare = prepare  # makes the store ready (seeds it) before the first tool runs
         self.models = models
         self.context = context
-        self.search_limit = settings.hotel_search_limit
-        self.limits = {**DEFAULT_LIMITS, "search_hotels": settings.hotel_search_limit}
-        self.retries = settings.tool_retries
-        self.schemas = [tool.schema() for tool in TOOLS.values()]
+        self.search_limit = search_limit
+        self.limits = {**DEFAULT_LIMITS, "search_hotels": search_limit}
+        # `prepare` makes the store ready (seeds it) before the first tool runs; `tool_records`
+        # hands the model whole records (the naive baseline).
+        tools = [spec.as_tool(store, prepare=prepare, full_records=tool_records) for spec in TOOLS.values()]
+        self.schemas = [model_schema(tool) for tool in tools]
+        self.tools = tool_node(tools, limits=self.limits, retries=tool_retries, used=self.calls_made, sequential=True)
+
+    @staticmethod
+    def calls_made(state: HotelState) -> dict[str, int]:
+        """Tool calls made this turn before the current round, by tool name."""
+        return dict(_turn(state).get("calls") or {})
 
     # --- chatbot ------------------------------------------------------------------------
     def answer_mode(self, state: HotelState) -> bool:
@@ -123,80 +136,21 @@ class HotelNodes:
                 pass
         return fallback_answer(state)
 
-    # --- tools --------------------------------------------------------------------------
-    async def tools(self, state: HotelState) -> dict[str, Any]:
-        last = state["messages"][-1]
-        assert isinstance(last, AIMessage)
-        metadata = dict(state.get("metadata") or {})
-        tool_context = dict(state.get("tool_context") or {})
-        turn = _turn(state)
-        calls = dict(turn.get("calls") or {})
-        hotel_ids = list(turn.get("hotel_ids") or [])
-        hotels = dict(metadata.get("hotels") or {})
-        memory = list(metadata.get("memory") or [])
-        replies: list[ToolMessage] = []
-        if self.prepare is not None:
-            await self.prepare()
-        for call in last.tool_calls:
-            name, call_id = call["name"], str(call["id"])
-            tool = TOOLS.get(name)
-            if tool is None:
-                replies.append(ToolMessage(f"There is no tool named {name!r}.", tool_call_id=call_id, name=name,
-                                           status="error"))
-                continue
-            limit = self.limits.get(name)
-            if limit is not None and calls.get(name, 0) >= limit:
-                turn["limit_hit"] = True
-                replies.append(ToolMessage(
-                    f"Not run: {name} is limited to {limit} call(s) per turn and that is used up. "
-                    "Answer now with the results you already have.",
-                    tool_call_id=call_id, name=name, status="error",
-                ))
-                continue
-            try:
-                args = tool.args.model_validate(call["args"])
-            except ValidationError as exc:
-                errors = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:5])
-                replies.append(ToolMessage(f"Invalid arguments for {name}: {errors}", tool_call_id=call_id,
-                                           name=name, status="error"))
-                continue
-            calls[name] = calls.get(name, 0) + 1
-            status(tool.starting(args))
-            view = {**metadata, "current": {**turn, "hotel_ids": hotel_ids}, "hotels": hotels, "memory": memory}
-            result = await self._run(tool, args, tool_context, view)
-            if result.status:
-                status(result.status)
-            replies.append(ToolMessage(
-                result.for_model(full_records=self.tool_records), tool_call_id=call_id, name=name,
-                status="success" if result.ok else "error",
-            ))
-            for hotel in result.hotels:
-                hotels[hotel["id"]] = hotel  # type: ignore[assignment]
-                if hotel["id"] not in hotel_ids:
-                    hotel_ids.append(hotel["id"])
-            if result.memory:
-                memory.append({**result.memory, "turn_id": turn.get("turn_id", "")})
-        turn["calls"], turn["hotel_ids"], turn["rounds"] = calls, hotel_ids, turn.get("rounds", 0) + 1
-        return {"messages": replies, "metadata": {"current": turn, "hotels": hotels, "memory": memory}}
-
-    async def _run(self, tool: HotelTool, args: BaseModel, tool_context: dict[str, Any],
-                   metadata: dict[str, Any]) -> ToolResult:
-        """Run a tool with hidden data injected by parameter name; retry, then degrade."""
-        available = {"store": self.store, "tool_context": tool_context, "metadata": metadata}
-        wanted = inspect.signature(tool.run).parameters
-        injected = {name: value for name, value in available.items() if name in wanted}
-        for attempt in range(self.retries + 1):
-            try:
-                return await tool.run(args, **injected)
-            except asyncio.CancelledError:
-                raise
-            except Exception:
-                log.warning("tool %s failed (attempt %d)", tool.name, attempt + 1, exc_info=True)
-                if attempt < self.retries:
-                    await asyncio.sleep(0.05 * 2**attempt)
-        status(f"{tool.name.replace('_', ' ')} is unavailable right now; answering with what I have.")
-        return problem(f"{tool.name} failed and returned no result. Tell the user the hotel data is "
-                       "temporarily unavailable and answer with what you already know.")
+    # --- tools -------------------------------------------------------------------------------
+    # `self.tools` (the ToolNode) runs the calls; `collect` records what they found.
+    async def collect(self, state: HotelState) -> dict[str, Any]:
+        """Fold this round's tool results into the metadata and count the round's calls."""
+        last, _ = this_round(state.get("messages") or [])
+        folded = round_metadata(state)
+        turn: TurnRecord = folded["current"]
+        calls = self.calls_made(state)
+        admission = admit(last.tool_calls if last else [], self.tools.tools_by_name, self.limits, calls)
+        for name, count in admission.counted.items():
+            calls[name] = calls.get(name, 0) + count
+        if admission.refused:
+            turn["limit_hit"] = True
+        turn["calls"], turn["rounds"] = calls, turn.get("rounds", 0) + 1
+        return {"metadata": {"current": turn, "hotels": folded["hotels"], "memory": folded["memory"]}}
 
     # --- finish -------------------------------------------------------------------------
     async def finish(self, state: HotelState) -> dict[str, Any]:
@@ -280,24 +234,29 @@ def _tool_traffic_removed(messages: Sequence[BaseMessage]) -> list[RemoveMessage
 
 
 def build_graph(
+    deps: AgentDeps,
     store: Any,
-    models: ModelProvider,
-    settings: Settings,
-    checkpointer: Any,
     *,
+    search_limit: int = 1,
     context: ContextMode = "selective",
     prepare: Callable[[], Awaitable[None]] | None = None,
     tool_records: bool = False,
 ) -> CompiledStateGraph:
-    """`context` and `tool_records` exist to measure the design against the naive one: "full"
-    replays the whole history, `tool_records` puts whole records in tool messages."""
-    nodes = HotelNodes(store, models, settings, context=context, prepare=prepare, tool_records=tool_records)
-    builder = StateGraph(HotelState)
+    """The compiled /hotel graph over `store`. `search_limit` caps search_hotels calls per turn
+    (the other tools' caps are DEFAULT_LIMITS); a failing tool is retried CONCIERGE_TOOL_RETRIES
+    times. `prepare` runs before a tool first uses the store. `context` and `tool_records` exist to
+    measure the design against the naive one: "full" replays the whole history, `tool_records`
+    puts whole records in tool messages."""
+    nodes = HotelNodes(store, deps.models, search_limit=search_limit, tool_retries=deps.settings.tool_retries,
+                       context=context, prepare=prepare, tool_records=tool_records)
+    builder = StateGraph(windowed(HotelState, deps.history_window))
     builder.add_node("chatbot", nodes.chatbot)
     builder.add_node("tools", nodes.tools)
+    builder.add_node("collect", nodes.collect)
     builder.add_node("finish", nodes.finish)
     builder.add_edge(START, "chatbot")
     builder.add_conditional_edges("chatbot", nodes.route, {"tools": "tools", "finish": "finish"})
-    builder.add_edge("tools", "chatbot")
+    builder.add_edge("tools", "collect")
+    builder.add_edge("collect", "chatbot")
     builder.add_edge("finish", END)
-    return builder.compile(checkpointer=checkpointer, name="hotel")
+    return builder.compile(checkpointer=deps.checkpointer, name="hotel")

@@ -14,16 +14,10 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from agents.hotel import geo
+from agents.hotel.extract import extract_guests, extract_price_range, extract_stars, extract_stay
 from agents.hotel.store import AMENITIES, normalize_amenity
-from bot.offline.extract import (
-    extract_guests,
-    extract_min_rating,
-    extract_ordinal,
-    extract_price_range,
-    extract_stars,
-    extract_stay,
-)
-from bot.offline.model import OfflineRequest, register_skill, tool_call
+from bot.offline.extract import extract_min_rating, extract_ordinal
+from bot.offline.model import OfflineRequest, tool_call
 
 HOTEL_TOOLS = {"search_hotels", "aggregate_hotels", "hotel_details", "hotels_near_landmark"}
 ANSWER_SCHEMA = "HotelAnswer"
@@ -468,5 +462,3 @@ def relay(results: list[ToolMessage]) -> str:
         texts.append(text)
     return "\n\n".join(texts) or "I could not find anything for that."
 
-
-SKILL = register_skill(HotelSkill())

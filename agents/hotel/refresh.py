@@ -16,6 +16,7 @@ import aiohttp
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.hotel import seed as demo
+from agents.hotel.settings import HotelSettings
 from agents.hotel.store import AvailabilityRow, HotelStore
 from bot.faults import Backoff
 
@@ -369,12 +370,12 @@ async def refresh_once(
     return report
 
 
-def supplier_for(settings: Settings) -> Supplier:
-    """The HTTP supplier when CONCIERGE_SUPPLIER_URL is set, else the simulated one."""
-    if settings.supplier_url:
+def supplier_for(settings: Settings, hotel: HotelSettings) -> Supplier:
+    """The HTTP supplier when CONCIERGE_HOTEL_SUPPLIER_URL is set, else the simulated one."""
+    if hotel.supplier_url:
         return HttpSupplier(
-            settings.supplier_url,
-            rate_per_second=settings.supplier_rate,
+            hotel.supplier_url,
+            rate_per_second=hotel.supplier_rate,
             backoff=Backoff(base=settings.retry_base_delay, cap=settings.retry_max_delay),
         )
     return SimulatedSupplier()
@@ -382,17 +383,19 @@ def supplier_for(settings: Settings) -> Supplier:
 
 async def run_worker(
     settings: Settings,
+    hotel: HotelSettings | None = None,
     *,
     stop: asyncio.Event | None = None,
     supplier: Supplier | None = None,
     days: int = DEFAULT_DAYS,
     max_runs: int | None = None,
 ) -> None:
-    """Seed the store if it is empty, then refresh every `settings.refresh_interval` seconds until
+    """Seed the store if it is empty, then refresh every `hotel.refresh_interval` seconds until
     `stop` is set (or after `max_runs` runs). A failed run is logged and the next one still happens."""
+    hotel = hotel or HotelSettings()
     stop = stop or asyncio.Event()
     store = await HotelStore.open(settings.resolved_database_url)
-    supplier = supplier or supplier_for(settings)
+    supplier = supplier or supplier_for(settings, hotel)
     runs = 0
     try:
         written = await demo.seed(store)
@@ -403,12 +406,12 @@ async def run_worker(
                 report = await refresh_once(store, supplier, today=date.today(), days=days)
                 log.info("worker: refresh done: %s", report.summary())
             except Exception:
-                log.exception("worker: refresh run failed; next run in %.0fs", settings.refresh_interval)
+                log.exception("worker: refresh run failed; next run in %.0fs", hotel.refresh_interval)
             runs += 1
             if max_runs is not None and runs >= max_runs:
                 break
             try:
-                await asyncio.wait_for(stop.wait(), timeout=settings.refresh_interval)
+                await asyncio.wait_for(stop.wait(), timeout=hotel.refresh_interval)
             except TimeoutError:
                 pass
     finally:

@@ -1,21 +1,27 @@
 """The /hotel agent's tools. Each returns a ToolResult: a short answer for the model, and the
-bulky data (ids, coordinates, images, exact prices) as metadata for the system."""
+bulky data (ids, coordinates, images, exact prices) as metadata for the system. `TOOLS` defines
+them; `HotelTool.as_tool` makes the LangChain tools the graph's ToolNode (bot.tools) runs."""
 
 from __future__ import annotations
 
 import difflib
+import inspect
 import json
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
+from langchain_core.messages import AIMessage, BaseMessage, ToolMessage
+from langchain_core.tools import BaseTool, StructuredTool
+from langgraph.prebuilt import ToolRuntime
 from pydantic import BaseModel, Field, ValidationError
 
 from agents.hotel import geo
 from agents.hotel.enrich import convert, enriched, format_money, known_currency, match_hotel
-from agents.hotel.state import HotelFacts, MemoryEntry
+from agents.hotel.state import HotelFacts, HotelState, MemoryEntry, TurnRecord, new_turn
 from agents.hotel.store import AMENITIES, HotelOffer, HotelQuery, HotelStore, normalize_amenity
+from bot.events import Status
 
 SHOWN_TO_MODEL = 10  # hotels listed in a tool answer
 KEPT_PER_RESULT = 20  # hotels kept in metadata per tool result
@@ -496,8 +502,9 @@ def _recent_city(metadata: dict[str, Any]) -> geo.City | None:
 
 @dataclass(frozen=True)
 class HotelTool:
-    """A tool as the graph runs it: its schema (what the model sees) and its function, whose other
-    parameters (`store`, `tool_context`, `metadata`) are injected by name."""
+    """A tool's definition: its arguments (all the model sees), its function, whose other parameters
+    (`store`, `tool_context`, `metadata`) are hidden data passed by name, and the status shown
+    while it runs. `as_tool` makes the LangChain tool the graph's ToolNode runs."""
 
     name: str
     args: type[BaseModel]
@@ -505,14 +512,63 @@ class HotelTool:
     starting: Callable[[Any], str]  # the status shown while it runs
 
     def schema(self) -> dict[str, Any]:
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": (self.args.__doc__ or "").strip(),
-                "parameters": compact_schema(self.args.model_json_schema()),
-            },
-        }
+        """The function schema the model is given."""
+        return model_schema(self.as_tool(None))
+
+    def as_tool(
+        self,
+        store: HotelStore | None,
+        *,
+        prepare: Callable[[], Awaitable[None]] | None = None,
+        full_records: bool = False,
+    ) -> StructuredTool:
+        """The tool with `args` as its schema. It reads the hidden data from the graph state
+        (`ToolRuntime`): `tool_context`, and `metadata` with this round's earlier results folded in
+        (see `round_metadata`). It returns a ToolMessage whose text is for the model and whose
+        artifact (`hotels`, `memory`) the graph folds into the metadata. `prepare` runs first (it
+        seeds an empty store); `full_records` appends the whole records to the text."""
+        spec = self
+        wanted = set(inspect.signature(self.run).parameters)
+
+        async def call(runtime: ToolRuntime, **arguments: Any) -> ToolMessage:
+            args = spec.args.model_validate(arguments)  # already validated: this only rebuilds it
+            if prepare is not None:
+                await prepare()
+            runtime.stream_writer(Status(text=spec.starting(args)))
+            state = cast(HotelState, runtime.state if isinstance(runtime.state, dict) else {})
+            hidden = {"store": store, "tool_context": dict(state.get("tool_context") or {}),
+                      "metadata": round_metadata(state)}
+            try:
+                result = await spec.run(args, **{k: v for k, v in hidden.items() if k in wanted})
+            except ValidationError as exc:
+                # Not the model's arguments (those were valid): a failure, retried then degraded.
+                raise RuntimeError(f"{spec.name} failed: {exc}") from exc
+            if result.status:
+                runtime.stream_writer(Status(text=result.status))
+            return ToolMessage(
+                result.for_model(full_records=full_records),
+                artifact={"hotels": result.hotels, "memory": result.memory},
+                tool_call_id=str(runtime.tool_call_id), name=spec.name,
+                status="success" if result.ok else "error",
+            )
+
+        return StructuredTool.from_function(
+            coroutine=call, name=self.name, description=(self.args.__doc__ or "").strip(), args_schema=self.args,
+        )
+
+
+def model_schema(tool: BaseTool) -> dict[str, Any]:
+    """A tool's function schema as the model gets it: compact (see compact_schema)."""
+    parameters = tool.tool_call_schema
+    assert isinstance(parameters, type) and issubclass(parameters, BaseModel)
+    return {
+        "type": "function",
+        "function": {
+            "name": tool.name,
+            "description": tool.description,
+            "parameters": compact_schema(parameters.model_json_schema()),
+        },
+    }
 
 
 def compact_schema(schema: dict[str, Any]) -> dict[str, Any]:
@@ -550,5 +606,46 @@ TOOLS: dict[str, HotelTool] = {
                   lambda a: f"Measuring distances to {a.landmark}…"),
     )
 }
-# Calls per turn; search_hotels comes from settings.hotel_search_limit.
+# Calls per turn; search_hotels's limit is build_graph's `search_limit`.
 DEFAULT_LIMITS = {"aggregate_hotels": 2, "hotel_details": 2, "hotels_near_landmark": 2}
+
+
+# --- this turn's results ---------------------------------------------------------------------
+
+
+def current_turn(state: HotelState) -> TurnRecord:
+    """This turn's record (calls, rounds, hotel ids…) as the state holds it."""
+    current = (state.get("metadata") or {}).get("current")
+    if current:
+        return TurnRecord(**current)  # type: ignore[typeddict-item]
+    return new_turn((state.get("tool_context") or {}).get("turn_id", ""))
+
+
+def this_round(messages: Sequence[BaseMessage]) -> tuple[AIMessage | None, list[ToolMessage]]:
+    """The last AIMessage and the ToolMessages after it (the tool results of this round so far)."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if isinstance(message, AIMessage):
+            return message, [m for m in messages[i + 1:] if isinstance(m, ToolMessage)]
+    return None, []
+
+
+def round_metadata(state: HotelState) -> dict[str, Any]:
+    """The metadata with this round's tool results folded in, in call order: each result's hotels
+    join `hotels` and this turn's `hotel_ids`, its summary joins `memory`."""
+    metadata = dict(state.get("metadata") or {})
+    turn = current_turn(state)
+    hotels = dict(metadata.get("hotels") or {})
+    hotel_ids = list(turn.get("hotel_ids") or [])
+    memory = list(metadata.get("memory") or [])
+    _, results = this_round(state.get("messages") or [])
+    for message in results:
+        artifact = message.artifact if isinstance(message.artifact, dict) else {}
+        for hotel in artifact.get("hotels") or []:
+            hotels[hotel["id"]] = hotel
+            if hotel["id"] not in hotel_ids:
+                hotel_ids.append(hotel["id"])
+        if artifact.get("memory"):
+            memory.append({**artifact["memory"], "turn_id": turn.get("turn_id", "")})
+    turn["hotel_ids"] = hotel_ids
+    return {**metadata, "current": turn, "hotels": hotels, "memory": memory}

@@ -8,10 +8,12 @@ from typing import Any
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.config import GraphConfig
-from agents.proofread.graph import ProofreadGraphBuilder
+from agents.proofread.graph import ProofreadGraphBuilder, build_graph
 from agents.proofread.linter import WORKER as LINTER
 from agents.proofread.report import summary_card
 from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
+from bot.commands import CommandOption
+from bot.config import ConfigError
 from bot.events import Attachment, Final
 
 TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".text")
@@ -20,29 +22,39 @@ TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".text")
 class ProofreadAgent(AgentDefinition):
     name = "proofread"
     command = "/proofread"
-    summary = "Proofread a Markdown tech article (Zenn, Qiita or plain; Japanese or English)."
-    usage = (
-        "/proofread <article text> — or attach a .md file. Then ask “explain issue 3”, “list the issues”, "
-        "or send a new version to re-check it."
+    summary = "Proofread a Markdown tech article (Zenn, Qiita or plain; Japanese or English)"
+    usage = "<article text>, or attach a .md file; then “explain issue 3” or send a new version"
+    options = (
+        CommandOption("article", "The Markdown article (or attach it as a file)", required=False),
+        CommandOption("file", "The article as a .md file", kind="file", required=False),
     )
     intent_words = ("proofread", "校正", "review my article", "check my article", "記事をチェック", "添削")
 
     def __init__(self, config: GraphConfig | None = None) -> None:
-        self.config = config or GraphConfig.from_env()
+        self._given = config
+        self.config = config or GraphConfig()
         self.builder: ProofreadGraphBuilder | None = None
 
+    def load_settings(self) -> GraphConfig:
+        """PROOFREAD_* variables (GraphConfig.from_env); a config given to the constructor wins."""
+        if self._given is not None:
+            return self._given
+        try:
+            return GraphConfig.from_env()
+        except ValueError as exc:
+            raise ConfigError(f"Invalid configuration:\n  {exc}") from None
+
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
-        self.config = deps.extra.get("proofread_config", self.config)
-        self.builder = ProofreadGraphBuilder(
+        self.config = deps.agent_settings or self.config
+        graph, self.builder = build_graph(
+            deps,
             config=self.config,
-            models=deps.models,
-            settings=deps.settings,
             http_transport=deps.extra.get("proofread_http_transport"),
             checkers=deps.extra.get("proofread_checkers"),
         )
         # Start the linter's worker process now rather than during the first review.
         await asyncio.to_thread(LINTER.start)
-        return self.builder.build(deps.checkpointer)
+        return graph
 
     async def close(self) -> None:
         await asyncio.to_thread(LINTER.close)
@@ -105,3 +117,6 @@ def _too_large(what: str, size: int, limit: int) -> str:
         f"{what} is {size / 1000:.0f} KB; the proofreader accepts articles up to {limit // 1000} KB. "
         "Split it and send the parts separately."
     )
+
+
+AGENT = ProofreadAgent()

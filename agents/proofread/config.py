@@ -72,12 +72,14 @@ class GraphConfig:
             raw = env.get(f"PROOFREAD_{spec.name.upper()}")
             if raw is None:
                 continue
+            name = f"PROOFREAD_{spec.name.upper()}"
             if spec.type in ("bool", bool):
                 values[spec.name] = raw.strip().lower() in _TRUE
-            elif spec.type in ("int", int):
-                values[spec.name] = int(raw)
-            elif spec.type in ("float", float):
-                values[spec.name] = float(raw)
+            elif spec.type in ("int", int, "float", float):
+                try:
+                    values[spec.name] = int(raw) if spec.type in ("int", int) else float(raw)
+                except ValueError:
+                    raise ValueError(f"{name} must be a number") from None  # never echo the value
             else:
                 values[spec.name] = tuple(part.strip() for part in raw.split(",") if part.strip())
         return cls(**values)  # type: ignore[arg-type]

@@ -35,6 +35,7 @@ from bot.faults import TurnFailed
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
 
+    from bot.agent import AgentDeps
     from bot.config import Settings
     from bot.llm import ModelProvider
 
@@ -193,3 +194,20 @@ def _bounded(state: ThreadState, new: list[Any]) -> list[Any]:
     excess = len(existing) + len(new) - MAX_MESSAGES
     removals = [RemoveMessage(id=m.id) for m in existing[: max(0, excess)] if m.id]
     return [*removals, *new]
+
+
+def build_graph(
+    deps: AgentDeps,
+    *,
+    config: GraphConfig | None = None,
+    http_transport: httpx.AsyncBaseTransport | None = None,
+    checkers: list[BaseChecker] | None = None,
+) -> tuple[CompiledStateGraph, ProofreadGraphBuilder]:
+    """The /proofread graph with `config` (default: `deps.agent_settings`); the builder is returned too
+    because follow-up turns reuse its checkers and model client."""
+    builder = ProofreadGraphBuilder(
+        config=config or deps.agent_settings or GraphConfig(), models=deps.models, settings=deps.settings,
+        http_transport=http_transport, checkers=checkers,
+    )
+    return builder.build(deps.checkpointer), builder
+

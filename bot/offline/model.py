@@ -1,7 +1,8 @@
 """OfflineChatModel: binds tools, emits real tool calls, streams text, returns structured output.
 
-Domain knowledge lives in skills that agents register (`register_skill`); the model itself only
-routes a request to the first skill that answers it and falls back to a plain, honest reply."""
+Domain knowledge lives in skills that agents bring (`AgentDefinition.offline_skills`, handed to the
+model when it is built); the model itself only routes a request to the first skill that answers
+it and falls back to a plain, honest reply."""
 
 from __future__ import annotations
 
@@ -73,15 +74,6 @@ class OfflineSkill(Protocol):
     def respond(self, request: OfflineRequest) -> AIMessage | dict[str, Any] | None: ...
 
 
-_SKILLS: list[OfflineSkill] = []
-
-
-def register_skill(skill: OfflineSkill) -> OfflineSkill:
-    if skill not in _SKILLS:
-        _SKILLS.append(skill)
-    return skill
-
-
 def tool_call(name: str, args: dict[str, Any]) -> dict[str, Any]:
     """A tool call dict for AIMessage(tool_calls=[...]) with a fresh, deterministic-format id."""
     return {"name": name, "args": args, "id": f"call_{uuid.uuid4().hex[:20]}", "type": "tool_call"}
@@ -96,8 +88,8 @@ def _fallback(request: OfflineRequest) -> AIMessage | dict[str, Any]:
         return AIMessage(content="\n\n".join(str(m.content) for m in results))
     return AIMessage(
         content=(
-            "I'm running on the offline model, which understands hotel searches (/hotel), shopping "
-            "requests (/shop) and proofreading (/proofread). Try `/hotel Paris under $200 next weekend`."
+            "I'm running on the offline model, which only understands the requests its agents taught "
+            "it. Type /help to see the commands and an example of each."
         )
     )
 
@@ -123,6 +115,7 @@ _WORD = re.compile(r"\S+\s*|\s+")
 class OfflineChatModel(BaseChatModel):
     """A deterministic rule-based chat model; see README for what it understands."""
 
+    skills: tuple[Any, ...] = ()  # OfflineSkill objects, asked in order
     tools: list[dict[str, Any]] = []
     structured_schema: dict[str, Any] | None = None
 
@@ -146,7 +139,7 @@ class OfflineChatModel(BaseChatModel):
     def _plan(self, messages: list[BaseMessage]) -> AIMessage:
         request = OfflineRequest(messages=list(messages), tools=self.tools, schema=self.structured_schema)
         answer: AIMessage | dict[str, Any] | None = None
-        for skill in _SKILLS:
+        for skill in self.skills:
             answer = skill.respond(request)
             if answer is not None:
                 break

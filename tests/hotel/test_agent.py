@@ -12,10 +12,11 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.hotel import HotelAgent
+from agents.hotel.agent import HotelAgent
 from agents.hotel.context import build_prompt
 from agents.hotel.enrich import convert
 from agents.hotel.graph import MEMORY_KEPT
+from agents.hotel.offline import HotelSkill
 from agents.hotel.store import HotelStore
 from agents.hotel.tools import TOOLS
 from bot.agent import AgentDeps, TurnInput
@@ -68,7 +69,7 @@ async def session(recording: RecordingStore, offline_settings: Settings) -> Sess
     agent = HotelAgent(clock=lambda tz: TODAY, store=recording)
     deps = AgentDeps(
         settings=offline_settings,
-        models=ModelProvider(OfflineChatModel(), offline=True),
+        models=ModelProvider(OfflineChatModel(skills=(HotelSkill(),)), offline=True),
         checkpointer=InMemorySaver(),
         app_db=None,  # type: ignore[arg-type]
     )
@@ -136,6 +137,48 @@ async def test_history_keeps_dialogue_and_metadata_keeps_the_results(session: Se
     assert "hotels found in Paris for Jun 14–16, 2030" in metadata["memory"][0]["summary"]
     assert set(metadata["memory"][0]["hotel_ids"]) <= set(metadata["hotels"])
     assert state["tool_context"]["today"] == TODAY.isoformat()
+
+
+async def test_a_search_and_a_landmark_in_one_message_rank_that_searchs_results(
+    session: Session, recording: RecordingStore
+) -> None:
+    """The calls of one model message run in order, each seeing the results before it."""
+    final = await session.say("Paris near the Louvre next weekend")
+
+    assert [c["name"] for c in session.tool_calls] == ["search_hotels", "hotels_near_landmark"]
+    assert session.statuses[0] == "Searching hotels in Paris…" and session.statuses[1].startswith("Found ")
+    assert session.statuses[2] == "Measuring distances to Louvre Museum…"
+    assert len(recording.searches) == 1  # the ranking used the search's results, not a new query
+    assert "among the last search's results" in final.text
+    metadata = (await session.state())["metadata"]
+    assert metadata["current"]["calls"] == {"search_hotels": 1, "hotels_near_landmark": 1}
+    assert [m["tool"] for m in metadata["memory"]] == ["search_hotels", "hotels_near_landmark"]
+    assert final.cards and {h["id"] for h in final.data["hotels"]} <= set(metadata["memory"][0]["hotel_ids"])
+
+
+class DownStore(RecordingStore):
+    """A store whose searches fail."""
+
+    async def search(self, q: Any) -> Any:
+        self.searches.append(q)
+        raise ConnectionError("hotel database unreachable")
+
+
+async def test_a_failing_tool_is_retried_once_then_the_user_is_told(
+    hotel_store: HotelStore, offline_settings: Settings
+) -> None:
+    store = DownStore(hotel_store)
+    agent = HotelAgent(clock=lambda tz: TODAY, store=store)
+    deps = AgentDeps(settings=offline_settings, models=ModelProvider(OfflineChatModel(skills=(HotelSkill(),)), offline=True),
+                     checkpointer=InMemorySaver(), app_db=None)  # type: ignore[arg-type]
+    session = Session(agent, await agent.build(deps))
+
+    final = await session.say("Paris under $200 next weekend")
+
+    assert len(store.searches) == 2  # one call, one retry
+    assert "search hotels is unavailable right now; answering with what I have." in session.statuses
+    assert "temporarily unavailable" in final.text and final.cards == []
+    assert (await session.state())["metadata"]["current"]["calls"] == {"search_hotels": 1}
 
 
 # --- follow-ups ------------------------------------------------------------------------------
@@ -303,11 +346,11 @@ async def test_through_the_runtime_events_and_cards(
     hotel_store: HotelStore, offline_settings: Settings
 ) -> None:
     agent = HotelAgent(clock=lambda tz: TODAY, store=hotel_store)
-    models = ModelProvider(OfflineChatModel(), offline=True)
+    models = ModelProvider(OfflineChatModel(skills=(HotelSkill(),)), offline=True)
     async with await ConversationRuntime.open(offline_settings, agents=[agent], models=models) as runtime:
         key = ConversationKey.console("hotel-test")
-        events = [e async for e in runtime.handle(key, "/hotel Paris under $200 next weekend")]
-        follow_up = [e async for e in runtime.handle(key, "tell me more about the first one")]
+        events = [e async for e in runtime.handle(key, TurnInput.typed("/hotel Paris under $200 next weekend"))]
+        follow_up = [e async for e in runtime.handle(key, TurnInput.typed("tell me more about the first one"))]
 
     kinds = [type(e) for e in events]
     assert ToolStarted in kinds and ToolFinished in kinds

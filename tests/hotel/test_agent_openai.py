@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.hotel import HotelAgent
+from agents.hotel.agent import HotelAgent
 from agents.hotel.enrich import convert
+from agents.hotel.settings import HotelSettings
 from agents.hotel.store import HotelQuery, HotelStore
 from agents.hotel.tools import TOOLS
 from bot.agent import AgentDeps
@@ -23,8 +24,8 @@ from tests.hotel.test_agent import NEXT_WEEKEND, Session
 PARIS = {"city": "Paris", "check_in": "2030-06-14", "check_out": "2030-06-16", "max_price": 200, "currency": "USD"}
 
 
-async def open_session(store: Any, settings: Settings) -> Session:
-    agent = HotelAgent(clock=lambda tz: TODAY, store=store)
+async def open_session(store: Any, settings: Settings, hotel: HotelSettings | None = None) -> Session:
+    agent = HotelAgent(clock=lambda tz: TODAY, store=store, settings=hotel)
     deps = AgentDeps(
         settings=settings,
         models=ModelProvider(openai_chat_model(settings, "gpt-4o-mini"), max_retries=0),
@@ -119,7 +120,7 @@ async def test_a_second_search_after_an_empty_one_is_stopped_and_the_loop_ends(
 async def test_the_search_limit_comes_from_settings(
     recording: RecordingStore, openai_settings: Settings, fake_openai: FakeOpenAI, paris_names: list[str]
 ) -> None:
-    session = await open_session(recording, openai_settings.model_copy(update={"hotel_search_limit": 2}))
+    session = await open_session(recording, openai_settings, HotelSettings(CONCIERGE_HOTEL_SEARCH_LIMIT=2))
     fake_openai.script(
         Reply.tool_calls([("search_hotels", PARIS), ("search_hotels", {**PARIS, "city": "Rome"})]),
         answer(paris_names[0]),

@@ -24,6 +24,7 @@ from agents.hotel.refresh import (
     run_worker,
 )
 from agents.hotel.seed import generate_hotels, nightly_rate
+from agents.hotel.settings import HotelSettings
 from agents.hotel.store import AvailabilityRow, HotelQuery, HotelStore
 from bot.config import load_settings
 from bot.faults import Backoff
@@ -107,14 +108,15 @@ async def test_the_supplier_gives_up_with_a_clear_error_after_the_last_retry(fak
     assert len(sleep.delays) == 3 and all(0 < d <= 0.1 for d in sleep.delays)
 
 
-async def test_backoff_grows_between_retries(fake_supplier: FakeSupplier) -> None:
+async def test_every_retry_waits_within_its_growing_backoff_ceiling(fake_supplier: FakeSupplier) -> None:
     fake_supplier.inject("503", times=5)
     sleep = RecordingSleep()
     async with _http(fake_supplier, sleep, max_retries=5, backoff=Backoff(base=0.01, cap=10)) as supplier:
         await supplier.fetch(["paris-001"], TODAY, TODAY + timedelta(days=1))
-    # With jitter each delay lies in [base·2^n / 2, base·2^n]: every other one at least doubles.
+    # Full jitter: each delay lies in [0, base·2^n]; the ceiling doubles with every retry.
+    assert len(sleep.delays) == 5
     for n, delay in enumerate(sleep.delays):
-        assert 0.01 * 2**n / 2 <= delay <= 0.01 * 2**n
+        assert 0 <= delay <= 0.01 * 2**n
 
 
 async def test_a_client_error_is_not_retried(fake_supplier: FakeSupplier) -> None:
@@ -303,13 +305,15 @@ async def test_the_worker_survives_a_failed_run_and_refreshes_on_the_next(
 ) -> None:
     shutil.copy(seeded_sqlite_url.removeprefix("sqlite:///"), tmp_path / "concierge.db")
     settings = load_settings(
-        CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_SUPPLIER_URL=fake_supplier.base_url, CONCIERGE_SUPPLIER_RATE=1000,
-        CONCIERGE_REFRESH_INTERVAL=0.01, CONCIERGE_RETRY_BASE_DELAY=0.001, CONCIERGE_RETRY_MAX_DELAY=0.005,
-        _env_file=None,
+        CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_RETRY_BASE_DELAY=0.001, CONCIERGE_RETRY_MAX_DELAY=0.005, _env_file=None,
+    )
+    hotel = HotelSettings(
+        CONCIERGE_HOTEL_SUPPLIER_URL=fake_supplier.base_url, CONCIERGE_HOTEL_SUPPLIER_RATE=1000,
+        CONCIERGE_HOTEL_REFRESH_INTERVAL=0.01, _env_file=None,
     )
     fake_supplier.inject("500", times=6)  # every attempt of the first run's first request
     with caplog.at_level(logging.INFO, logger="agents.hotel.refresh"):
-        await run_worker(settings, days=2, max_runs=2)
+        await run_worker(settings, hotel, days=2, max_runs=2)
 
     assert fake_supplier.statuses()[:6] == [500] * 6
     assert fake_supplier.statuses()[6:] == [200] * 13
@@ -324,9 +328,10 @@ async def test_the_worker_survives_a_failed_run_and_refreshes_on_the_next(
 
 
 async def test_the_worker_seeds_an_empty_database_and_stops_when_asked(tmp_path: Path) -> None:
-    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_REFRESH_INTERVAL=3600, _env_file=None)
+    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, _env_file=None)
+    hotel = HotelSettings(CONCIERGE_HOTEL_REFRESH_INTERVAL=3600, _env_file=None)
     stop = asyncio.Event()
-    worker = asyncio.create_task(run_worker(settings, stop=stop, days=2))
+    worker = asyncio.create_task(run_worker(settings, hotel, stop=stop, days=2))
     store = await HotelStore.open(settings.resolved_database_url)
     try:
         for _ in range(1200):

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.proofread import ProofreadAgent
+from agents.proofread.agent import ProofreadAgent
 from bot.agent import AgentDeps, IncomingFile, TurnInput
 from bot.config import load_settings
 from bot.events import Final, Status

@@ -7,7 +7,7 @@ import re
 import pytest
 from langchain_core.messages import BaseMessage
 
-from agents.proofread import ProofreadAgent
+from agents.proofread.agent import ProofreadAgent
 from agents.proofread.checkers import CHECKER_CLASSES, CheckContext
 from agents.proofread.checkers.privacy import PrivacyChecker
 from agents.proofread.config import GraphConfig

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from langgraph.checkpoint.memory import InMemorySaver
 
-from agents.proofread import ProofreadAgent
+from agents.proofread.agent import ProofreadAgent
 from bot.agent import AgentDeps
 from bot.config import Settings
 from bot.llm import ModelProvider

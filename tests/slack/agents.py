@@ -26,7 +26,7 @@ class CardsAgent(AgentDefinition):
     name = "hotel"
     command = "/hotel"
     summary = "find hotels"
-    usage = "/hotel Paris under $200"
+    usage = "Paris under $200"
     intent_words = ("hotel",)
 
     def __init__(self, *, statuses: int = 3, delay: float = 0.0, answer_chars: int = 0) -> None:
@@ -93,7 +93,7 @@ class ReportAgent(AgentDefinition):
     name = "proofread"
     command = "/proofread"
     summary = "proofread a Markdown article"
-    usage = "/proofread TEXT, or share a .md file in the thread"
+    usage = "TEXT, or share a .md file in the thread"
     intent_words = ("proofread",)
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:

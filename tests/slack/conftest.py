@@ -11,8 +11,9 @@ from typing import Any
 import pytest
 from aiohttp import web
 
-from adapters.slack import SlackBot, web_app
-from adapters.slack.app import make_client
+from adapters.slack.app import SlackBot, make_client
+from adapters.slack.serve import web_app
+from agents.registry import registered_agents
 from bot.agent import AgentDefinition
 from bot.config import Settings, load_settings
 from bot.runtime import ConversationRuntime
@@ -72,8 +73,8 @@ async def make_harness(tmp_path: Path, slack_api: FakeSlackAPI) -> AsyncIterator
     ) -> SlackHarness:
         """A bot over `agents` (default: the small test agents; `registered=True`: the real ones)."""
         settings = slack_settings(tmp_path / f"h{len(opened)}", slack_api, **overrides)
-        if agents is None and not registered:
-            agents = [CardsAgent(), ReportAgent(), ConfirmAgent()]
+        if agents is None:
+            agents = registered_agents() if registered else [CardsAgent(), ReportAgent(), ConfirmAgent()]
         runtime = await ConversationRuntime.open(settings, agents=agents)
         bot = SlackBot(settings, runtime, client=make_client(settings))
         await bot.start()

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from adapters.slack import serve
+from adapters.slack.serve import serve
+from agents.registry import registered_agents
+from bot.app import App
 from bot.conversation import ConversationKey
 from tests.fakes.slack_api import APP_ID, BOT_USER_ID, TEAM_ID, FakeSlackAPI, SlackDelivery
 from tests.slack.conftest import HarnessFactory, slack_settings
@@ -70,7 +72,7 @@ def _free_port() -> int:
 
 @contextlib.asynccontextmanager
 async def _serving(settings: Any, *, socket_mode: bool) -> AsyncIterator[asyncio.Task[None]]:
-    task = asyncio.create_task(serve(settings, socket=socket_mode))
+    task = asyncio.create_task(serve(App(settings, registered_agents()), socket=socket_mode))
     try:
         yield task
     finally:
@@ -138,7 +140,7 @@ async def test_serve_without_slack_settings_exits_with_a_readable_message(
 ) -> None:
     settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN=None, SLACK_SIGNING_SECRET=None)
     with pytest.raises(SystemExit) as exited:
-        await serve(settings, socket=True)
+        await serve(App(settings, registered_agents()), socket=True)
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "SLACK_BOT_TOKEN" in err and "SLACK_SIGNING_SECRET" in err and "SLACK_APP_TOKEN" in err
@@ -149,7 +151,7 @@ async def test_serve_with_a_token_slack_refuses_exits_without_echoing_it(
 ) -> None:
     settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN="xoxb-revoked-secret-value", PORT=_free_port())
     with pytest.raises(SystemExit) as exited:
-        await serve(settings)
+        await serve(App(settings, registered_agents()))
     assert exited.value.code == 2
     err = capsys.readouterr().err
     assert "invalid_auth" in err and "xoxb-revoked-secret-value" not in err

@@ -4,7 +4,6 @@ file checks, usage help, the app manifest."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 import yaml
@@ -21,7 +20,10 @@ from adapters.slack.blocks import (
     without_images,
 )
 from adapters.slack.files import FileRejected, check_file, trusted_download_url
+from adapters.slack.manifest import manifest_yaml
 from adapters.slack.mrkdwn import to_mrkdwn
+from agents.registry import registered_agents
+from bot.commands import CommandTable
 from bot.conversation import ConversationKey
 from bot.events import Action, Card
 from tests.slack.agents import CardsAgent, ReportAgent
@@ -165,21 +167,25 @@ def test_the_bot_token_is_only_sent_to_slack_file_hosts() -> None:
     assert not trusted_download_url("http://127.0.0.1:8888/files-pri/F1/a.md", "http://127.0.0.1:9999/api/")
 
 
-def test_usage_help_and_suggested_prompts_come_from_the_agents() -> None:
-    agents = [CardsAgent(), ReportAgent()]
-    one = usage_help(agents, command="/hotel")
+def test_usage_help_and_suggested_prompts_come_from_the_command_table() -> None:
+    commands = CommandTable.of([CardsAgent(), ReportAgent()])
+    one = usage_help(commands, "/hotel")
     assert "`/hotel`" in one and "/proofread" not in one
-    assert "/proofread" in usage_help(agents, command="/unknown")
-    assert suggested_prompts(agents) == [
+    assert "/proofread" in usage_help(commands, "/unknown") and "/reset" in usage_help(commands, "/unknown")
+    assert suggested_prompts(commands) == [
         {"title": "find hotels", "message": "/hotel Paris under $200"},
         {"title": "proofread a Markdown article", "message": "/proofread TEXT, or share a .md file in the thread"},
     ]
 
 
-def test_manifest_declares_what_the_adapter_uses() -> None:
-    manifest = yaml.safe_load((Path(__file__).parents[2] / "adapters/slack/manifest.yaml").read_text())
-    commands = {c["command"] for c in manifest["features"]["slash_commands"]}
-    assert {"/hotel", "/shop", "/proofread", "/reset"} <= commands
+def test_manifest_declares_every_command_in_the_table_and_what_the_adapter_uses() -> None:
+    commands = CommandTable.of(registered_agents())
+    manifest = yaml.safe_load(manifest_yaml(commands, url="https://bot.example.org/"))
+    slash = {c["command"]: c for c in manifest["features"]["slash_commands"]}
+    assert set(slash) == {c.slash for c in commands} and {"/hotel", "/proofread", "/reset", "/help"} <= set(slash)
+    assert slash["/hotel"]["usage_hint"] == commands.get("hotel").usage  # type: ignore[union-attr]
+    assert all(c["url"] == "https://bot.example.org/slack/events" for c in slash.values())
+    assert manifest["settings"]["event_subscriptions"]["request_url"] == "https://bot.example.org/slack/events"
     scopes = set(manifest["oauth_config"]["scopes"]["bot"])
     assert {"chat:write", "commands", "files:read", "files:write", "assistant:write", "app_mentions:read",
             "channels:history", "im:history"} <= scopes
@@ -187,8 +193,11 @@ def test_manifest_declares_what_the_adapter_uses() -> None:
     assert {"app_mention", "message.channels", "message.im", "assistant_thread_started"} <= events
     assert manifest["settings"]["interactivity"]["is_enabled"] is True
     assert "assistant_view" in manifest["features"]
-    urls = {c["url"] for c in manifest["features"]["slash_commands"]}
-    assert all(url.endswith("/slack/events") for url in urls)
+
+    socket = yaml.safe_load(manifest_yaml(commands, socket_mode=True))
+    assert socket["settings"]["socket_mode_enabled"] is True
+    assert all("url" not in c for c in socket["features"]["slash_commands"])
+    assert "request_url" not in socket["settings"]["interactivity"]
 
 
 async def test_background_work_waits_for_pending_acks_but_not_forever() -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from agents.registry import registered_agents
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID
 from tests.slack.agents import CardsAgent
 from tests.slack.conftest import HarnessFactory, SlackHarness
@@ -89,3 +90,12 @@ async def test_a_reply_sent_while_the_first_turn_runs_is_answered_after_it_in_or
     await harness.settle()
     answers = [m.text for m in api.thread("C0GENERAL", root.ts) if m.text.startswith("Turn")]
     assert answers == ["Turn 1: 2 hotels for Vienna.", "Turn 2: 2 hotels for near the opera."]
+
+
+async def test_a_plugin_agent_answers_its_slash_command_on_slack(make_harness: HarnessFactory) -> None:
+    harness = await make_harness(registered_agents("tests.plugins.todo:TodoAgent"))
+    acked = await harness.slack.command("/todo", "water the plants")
+    assert acked.status == 200
+    await harness.settle()
+    root = harness.api.channel_messages("C0GENERAL")[0]
+    assert any(m.text == "To do: water the plants" for m in harness.api.thread("C0GENERAL", root.ts))

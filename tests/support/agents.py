@@ -16,8 +16,8 @@ from langgraph.types import interrupt
 from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.events import Action, Card, Final, Status
 from bot.history import add_bounded_messages
-from bot.offline.model import OfflineRequest, register_skill, tool_call
-from bot.tools import ToolRunner
+from bot.offline.model import OfflineRequest, tool_call
+from bot.tools import tool_node
 
 
 async def _no_sleep(_: float) -> None:
@@ -62,28 +62,19 @@ class _LookupSkill:
         return AIMessage(content=f"echo: {text}")
 
 
-register_skill(_LookupSkill())
-
-
 class EchoAgent(AgentDefinition):
     name = "echo"
     command = "/echo"
     summary = "echoes, or looks things up"
     usage = "/echo TEXT"
     intent_words = ("echo", "look up")
+    offline_skills = (_LookupSkill(),)
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
-        runner = ToolRunner([lookup], retries=deps.settings.tool_retries, sleep=_no_sleep)
-
         async def chatbot(state: EchoState) -> dict[str, Any]:
             messages = [SystemMessage("You echo."), *state["messages"]]
             reply = await deps.models.ainvoke(lambda m: m.bind_tools([lookup]), messages)
             return {"messages": [reply]}
-
-        async def run_tools(state: EchoState) -> dict[str, Any]:
-            last = state["messages"][-1]
-            assert isinstance(last, AIMessage)
-            return {"messages": await runner.run(last)}
 
         def route(state: EchoState) -> str:
             last = state["messages"][-1]
@@ -91,7 +82,7 @@ class EchoAgent(AgentDefinition):
 
         builder = StateGraph(EchoState)
         builder.add_node("chatbot", chatbot)
-        builder.add_node("tools", run_tools)
+        builder.add_node("tools", tool_node([lookup], retries=deps.settings.tool_retries, sleep=_no_sleep))
         builder.add_edge(START, "chatbot")
         builder.add_conditional_edges("chatbot", route, ["tools", END])
         builder.add_edge("tools", "chatbot")

@@ -1,0 +1,116 @@
+"""Serving Slack: the HTTP Events API (bolt's aiohttp app plus a health check) or Socket Mode,
+until SIGINT/SIGTERM; turns in progress finish (or are stopped and resume later) on the way out."""
+
+from __future__ import annotations
+
+import logging
+import sys
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+from adapters.slack.app import SlackBot, make_client
+from bot.app import App
+from bot.config import ConfigError, Settings
+from bot.loop import startup_complete
+from bot.supervisor import stop_signal
+
+log = logging.getLogger(__name__)
+
+EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all arrive here
+SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
+
+
+def web_app(bot: SlackBot) -> web.Application:
+    """bolt's aiohttp application plus a health check for the hosting platform."""
+    app = bot.app.web_app(path=EVENTS_PATH)
+
+    @web.middleware
+    async def ack_first(request: web.Request, handler: Any) -> web.StreamResponse:
+        async with bot.ack_first.request():
+            return await handler(request)
+
+    app.middlewares.append(ack_first)
+
+    async def health(_: web.Request) -> web.Response:
+        return web.Response(text="ok")
+
+    app.router.add_get("/healthz", health)
+    return app
+
+
+def check_settings(settings: Settings, *, socket: bool) -> None:
+    """Every Slack setting the chosen mode needs, or one ConfigError naming all that are missing."""
+    missing = []
+    if settings.slack_bot_token is None:
+        missing.append("  SLACK_BOT_TOKEN: the Bot User OAuth Token (xoxb-…), from OAuth & Permissions")
+    if settings.slack_signing_secret is None:
+        missing.append("  SLACK_SIGNING_SECRET: from Basic Information → App Credentials")
+    if socket and settings.slack_app_token is None:
+        missing.append("  SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write, for Socket Mode")
+    if missing:
+        raise ConfigError("Slack is not configured:\n" + "\n".join(missing))
+
+
+async def serve(app: App, *, socket: bool = False) -> None:
+    """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode.
+    A configuration problem (missing setting, token Slack refuses) exits with status 2 and a
+    readable, secret-free message."""
+    try:
+        check_settings(app.settings, socket=socket)
+        await _serve(app, socket=socket)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+async def _serve(app: App, *, socket: bool) -> None:
+    settings = app.settings
+    async with (
+        stop_signal() as stop,
+        aiohttp.ClientSession() as session,
+        await app.open_runtime() as runtime,
+    ):
+        bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
+        await bot.start()
+        startup_complete()
+        try:
+            if socket:
+                await _socket_mode(bot, settings, stop)
+            else:
+                await _http(bot, settings, stop)
+        finally:
+            log.info("shutting down: waiting for turns in progress")
+            await bot.close(within=SHUTDOWN_GRACE)
+
+
+async def _http(bot: SlackBot, settings: Settings, stop: Any) -> None:
+    runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, "0.0.0.0", settings.port).start()
+        log.info("Slack bot listening on port %d (%s)", settings.port, EVENTS_PATH)
+        await stop.wait()
+    finally:
+        await runner.cleanup()
+
+
+async def _socket_mode(bot: SlackBot, settings: Settings, stop: Any) -> None:
+    from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
+
+    assert settings.slack_app_token is not None
+    handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+    handle = handler.handle
+
+    async def acked_first(client: Any, req: Any) -> None:
+        async with bot.ack_first.request():
+            await handle(client, req)
+
+    handler.client.socket_mode_request_listeners[:] = [acked_first]
+    await handler.connect_async()
+    log.info("Slack bot connected in Socket Mode")
+    try:
+        await stop.wait()
+    finally:
+        await handler.close_async()

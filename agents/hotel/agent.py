@@ -1,0 +1,148 @@
+"""HotelAgent: the /hotel command's contract with the runtime — settings, seeding, the worker's
+refresh job, the offline skill, and the turn's input and answer (hotel cards)."""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import Callable
+from datetime import date, datetime
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from langchain_core.messages import AIMessage, HumanMessage
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.hotel.context import ContextMode, current_turn_start
+from agents.hotel.enrich import card
+from agents.hotel.graph import build_graph, status
+from agents.hotel.offline import HotelSkill
+from agents.hotel.refresh import run_worker
+from agents.hotel.seed import seed
+from agents.hotel.settings import HotelSettings
+from agents.hotel.state import new_turn
+from agents.hotel.store import HotelStore
+from bot.agent import AgentDefinition, AgentDeps, AgentEnv, TurnInput, WorkerJob
+from bot.config import load
+from bot.events import Final
+
+
+def today_in(timezone: str) -> date:
+    try:
+        return datetime.now(ZoneInfo(timezone)).date()
+    except (ZoneInfoNotFoundError, ValueError):
+        return datetime.now(ZoneInfo("UTC")).date()
+
+
+class SeedOnce:
+    """Seeds an empty store with the demo data on the first hotel request, not at start-up, so
+    processes that never answer /hotel (other agents, CLI one-shots) don't pay for it."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._lock = asyncio.Lock()
+        self._done = False
+
+    async def __call__(self) -> None:
+        if self._done:
+            return
+        async with self._lock:
+            if self._done:
+                return
+            status("Preparing the hotel database (first use)…")
+            await seed(self.store)  # a no-op when another process seeded it meanwhile
+            self._done = True
+
+
+class HotelAgent(AgentDefinition):
+    name = "hotel"
+    command = "/hotel"
+    summary = "Find hotels by city, dates, budget and more, then ask follow-ups"
+    usage = "Paris under $200 next weekend"
+    intent_words = ("hotel", "stay", "room", "night", "accommodation", "hostel", "ホテル", "宿", "泊")
+    settings_model = HotelSettings
+    offline_skills = (HotelSkill(),)
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[str], date] = today_in,
+        context: ContextMode = "selective",
+        store: Any = None,
+        tool_records: bool = False,
+        settings: HotelSettings | None = None,
+    ) -> None:
+        """`clock(timezone)` gives "today" for a turn; `store` is a HotelStore to use instead of
+        opening one from the settings (the caller then closes it); `settings` replaces the
+        CONCIERGE_HOTEL_* variables. `context="full"` and `tool_records=True` make the naive agent
+        the token benchmark compares against."""
+        self.clock = clock
+        self.context: ContextMode = context
+        self.tool_records = tool_records
+        self.store = store
+        self.settings = settings
+        self._opened: list[Any] = []
+
+    def load_settings(self) -> HotelSettings:
+        return self.settings or load(HotelSettings)
+
+    async def seed(self, env: AgentEnv) -> str | None:
+        store = await HotelStore.open(env.settings.resolved_database_url)
+        try:
+            await store.setup()
+            written = await seed(store)
+        finally:
+            await store.close()
+        return f"hotels written: {written}" if written else None
+
+    def worker_jobs(self, env: AgentEnv) -> list[WorkerJob]:
+        async def refresh(stop: asyncio.Event) -> None:
+            await run_worker(env.settings, env.agent_settings, stop=stop)
+
+        return [WorkerJob("hotel availability refresh", refresh)]
+
+    async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        store = self.store or deps.extra.get("hotel_store")
+        prepare = None
+        if store is None:
+            store = await HotelStore.open(deps.settings.resolved_database_url)  # creates the tables
+            self._opened.append(store)
+            if not await store.is_seeded():
+                prepare = SeedOnce(store)
+        hotel = deps.agent_settings or self.load_settings()
+        return build_graph(deps, store, search_limit=hotel.search_limit, context=self.context, prepare=prepare,
+                           tool_records=self.tool_records)
+
+    def turn_input(self, turn: TurnInput) -> dict[str, Any]:
+        today = getattr(turn, "today", None) or self.clock(turn.timezone)
+        turn_id = uuid.uuid4().hex[:12]
+        tool_context = {
+            "currency": (turn.currency or "USD").upper(),
+            "locale": turn.locale,
+            "timezone": turn.timezone,
+            "today": today.isoformat(),
+            "turn_id": turn_id,
+        }
+        return {
+            "messages": [HumanMessage(content=turn.text)],
+            "tool_context": tool_context,
+            "metadata": {"current": new_turn(turn_id)},
+        }
+
+    def final(self, state: dict[str, Any]) -> Final:
+        messages = state.get("messages") or []
+        this_turn = messages[current_turn_start(messages):]
+        text = next(
+            (m.text for m in reversed(this_turn) if isinstance(m, AIMessage) and not m.tool_calls and m.text),
+            "Sorry, I have no answer for that.",
+        )
+        recommended = ((state.get("metadata") or {}).get("current") or {}).get("recommended") or []
+        return Final(text=text, cards=[card(h) for h in recommended], data={"hotels": recommended})
+
+    async def close(self) -> None:
+        opened, self._opened = self._opened, []
+        for store in opened:
+            await store.close()
+
+
+AGENT = HotelAgent()

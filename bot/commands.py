@@ -1,0 +1,118 @@
+"""The command table: every slash command the bot answers, built once from the agents; adapters
+register platform commands (Slack's manifest, Discord's schema) and help text from it."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Literal
+
+if TYPE_CHECKING:
+    from bot.agent import AgentDefinition
+
+# Discord's rule for command and option names; Slack's is looser, so one rule serves both.
+_NAME = re.compile(r"^[a-z0-9_-]{1,32}$")
+DESCRIPTION_MAX = 100  # Discord's limit for command and option descriptions
+
+
+class CommandError(ValueError):
+    """A command definition no platform would accept (bad name, clash, description too long)."""
+
+
+@dataclass(frozen=True)
+class CommandOption:
+    """One argument of a command: the free text after it, or an attached file."""
+
+    name: str
+    description: str
+    kind: Literal["text", "file"] = "text"
+    required: bool = True
+
+
+QUERY = CommandOption("query", "What you are looking for, in your own words")
+
+
+@dataclass(frozen=True)
+class Command:
+    """A slash command. `agent` names the agent it starts; built-ins (reset, help) have none."""
+
+    name: str
+    description: str
+    usage: str = ""  # what typically follows the command, e.g. "Paris under $200 next weekend"
+    options: tuple[CommandOption, ...] = ()
+    agent: str | None = None
+    aliases: tuple[str, ...] = ()
+    needs_input: bool = True  # an agent command with nothing after it gets its usage instead
+
+    @property
+    def slash(self) -> str:
+        return f"/{self.name}"
+
+    def example(self) -> str:
+        return f"{self.slash} {self.usage}".strip()
+
+
+RESET = Command("reset", "Start this conversation over", aliases=("new",), needs_input=False)
+HELP = Command("help", "List what I can do", needs_input=False)
+BUILT_INS = (RESET, HELP)
+
+
+def _check(command: Command) -> None:
+    for name in (command.name, *command.aliases, *(o.name for o in command.options)):
+        if not _NAME.match(name):
+            raise CommandError(f"command or option name {name!r} must match {_NAME.pattern}")
+    for text in (command.description, *(o.description for o in command.options)):
+        if not 1 <= len(text) <= DESCRIPTION_MAX:
+            raise CommandError(f"/{command.name}: descriptions take 1-{DESCRIPTION_MAX} characters: {text!r}")
+
+
+@dataclass
+class CommandTable:
+    """The agents' commands, then the built-ins. Lookup ignores case and a leading slash."""
+
+    commands: tuple[Command, ...]
+    _index: dict[str, Command] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        for command in self.commands:
+            _check(command)
+            for name in (command.name, *command.aliases):
+                if name in self._index:
+                    raise CommandError(f"/{name} is defined twice")
+                self._index[name] = command
+
+    @classmethod
+    def of(cls, agents: Sequence[AgentDefinition]) -> CommandTable:
+        return cls(tuple(agent.command_spec() for agent in agents) + BUILT_INS)
+
+    def __iter__(self) -> Iterator[Command]:
+        return iter(self.commands)
+
+    def get(self, name: str) -> Command | None:
+        return self._index.get(name.strip().lstrip("/").lower())
+
+    def for_agent(self, agent: str) -> Command | None:
+        return next((c for c in self.commands if c.agent == agent), None)
+
+    def agent_commands(self) -> list[Command]:
+        return [c for c in self.commands if c.agent is not None]
+
+    def parse(self, line: str) -> tuple[str | None, str]:
+        """A typed line ("/hotel Paris") as (command name, the rest); (None, line) without one.
+        For surfaces where commands are typed as text (the console); an unknown name is kept so
+        the runtime can say it does not know it."""
+        if not line.startswith("/"):
+            return None, line
+        head, _, rest = line.partition(" ")
+        command = self.get(head)
+        return (command.name if command else head.lstrip("/").lower()), rest.strip()
+
+    def help_text(self, only: str | None = None) -> str:
+        """What each command does, in Markdown; `only` narrows it to one command when known."""
+        chosen = [c for c in self.commands if only is not None and c is self.get(only)] or list(self.commands)
+        lines = ["Here is what I can do:"] if len(chosen) > 1 else []
+        for command in chosen:
+            example = f" — e.g. `{command.example()}`" if command.usage else ""
+            lines.append(f"• `{command.slash}` — {command.description}{example}")
+        return "\n".join(lines)

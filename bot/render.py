@@ -1,0 +1,251 @@
+"""The turn renderer: drives any platform's `Surface` from a turn's stream events. Progress goes to
+one status message edited under the platform's rate (or a separate status line); the answer
+replaces it, split at the platform's limit; cards and files follow. A platform failure never loses
+the turn: the rest of the events are still consumed and the user is told what could not be shown."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import AsyncIterator, Awaitable, Sequence
+from typing import Protocol
+
+from bot.editor import MessageEditor, MessageSink, split_text
+from bot.events import Attachment, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+
+log = logging.getLogger(__name__)
+
+WORKING = "Working on it…"
+EDITOR_ATTEMPTS = 3  # per message write; platform clients may retry inside each attempt
+
+
+class Surface(Protocol):
+    """One conversation place on a platform (a thread, a DM, a terminal), as the renderer sees it.
+    Platforms subclass it and implement the four abstract calls; the rest have defaults.
+
+    `answer` holds the turn's message: posted at the first progress, edited while the turn runs,
+    finished with the answer. `progress` is a separate status line (an assistant thread's status,
+    a terminal line, a status message beside a native stream); None shows progress at the foot of
+    the answer message. `live_answer` False keeps streamed text out of the answer message until
+    the end (a terminal cannot edit what it printed); `append_only` says the answer message cannot
+    take text back (a native stream), so a failure goes below it. Platform calls raise on failure:
+    the renderer logs `describe(exc)`, finishes consuming the turn and tells the user."""
+
+    name: str = "the platform"
+    answer: MessageSink
+    progress: MessageSink | None = None
+    live_answer: bool = True
+    stream_to_progress: bool = False  # without a live answer: show streamed text on the progress line
+    append_only: bool = False
+    edit_interval: float = 1.0
+
+    async def post(self, text: str) -> str:
+        """A new message, in `markup`'s markup, retried as the platform allows; its id."""
+        ...
+
+    async def delete(self, message_id: str) -> None: ...
+
+    async def post_cards(self, cards: Sequence[Card]) -> list[str]: ...
+
+    async def post_file(self, file: Attachment) -> None: ...
+
+    def markup(self, markdown: str) -> str:
+        """Agents write Markdown; this is the platform's markup for `post`."""
+        return markdown
+
+    def answer_markup(self, markdown: str) -> str:
+        """The markup the answer message takes (a native stream may take Markdown itself)."""
+        return self.markup(markdown)
+
+    def progress_markup(self, line: str) -> str:
+        """A progress line as shown (e.g. in italics, escaped)."""
+        return line
+
+    def failure_markup(self, failure: Failure) -> str:
+        text = f"⚠️ {self.markup(failure.user_message)}"
+        if failure.retry_after:
+            text += "\n" + self.progress_markup(f"Try again in about {max(1, round(failure.retry_after))} s.")
+        return text
+
+    async def end_answer(self) -> None:
+        """The answer message is complete (e.g. stop a native stream)."""
+
+    async def clear_progress(self, message_id: str | None) -> None:
+        """The turn is over: remove the progress line."""
+        if message_id is not None:
+            await self.delete(message_id)
+
+    async def report(self, text: str) -> None:
+        """The last resort for telling the user something (e.g. a private, ephemeral message)."""
+
+    def describe(self, exc: BaseException) -> str:
+        """The platform's short name for a failed call (an error code), safe to show."""
+        return type(exc).__name__
+
+
+def progress_line(event: Status | ToolStarted | ToolFinished) -> str:
+    if isinstance(event, Status):
+        return event.text
+    if isinstance(event, ToolStarted):
+        return f"Using {event.name}" + (f" ({event.args_summary})" if event.args_summary else "") + "…"
+    return f"{event.name}: {event.summary}" if event.summary else f"{event.name} done"
+
+
+class TurnRenderer:
+    """Renders one turn's events on a Surface; `run()` returns the terminal event."""
+
+    def __init__(self, surface: Surface, *, working: str = WORKING) -> None:
+        self.surface = surface
+        self.working = working
+        self.answer = MessageEditor(surface.answer, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS)
+        self.status = (
+            MessageEditor(surface.progress, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS)
+            if surface.progress is not None
+            else None
+        )
+        self.streamed = ""
+        self.progress = ""
+        self.final: Final | Failure | None = None
+        self.message_ids: list[str] = []
+        self.error: BaseException | None = None
+
+    async def run(self, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None) -> StreamEvent | None:
+        # Start the turn before showing progress, so it queues on its thread in arrival order.
+        pending = asyncio.ensure_future(anext(events, None)) if first is None else None
+        try:
+            if self.working:
+                await self._guard(self._show_progress(self.working))
+            if pending is not None:
+                first = await pending
+            if first is not None:
+                await self._guard(self._render(first))
+                async for event in events:
+                    await self._guard(self._render(event))
+        finally:
+            if pending is not None and not pending.done():
+                pending.cancel()
+            await self._cleanup()
+        if self.error is not None:
+            await self._report_failure()
+        elif self.final is None and self.answer.message_id is not None:
+            await self.surface.delete(self.answer.message_id)  # nothing came: no stale "working" message
+        return self.final
+
+    async def _guard(self, step: Awaitable[None]) -> None:
+        if self.error is not None:
+            step.close()  # type: ignore[attr-defined]
+            return
+        try:
+            await step
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            self.error = exc
+            log.error("rendering a turn failed: %s", self.surface.describe(exc), exc_info=log.isEnabledFor(logging.DEBUG))
+
+    async def _render(self, event: StreamEvent) -> None:
+        if isinstance(event, Status | ToolStarted | ToolFinished):
+            await self._show_progress(progress_line(event))
+        elif isinstance(event, Token):
+            self.streamed += event.text
+            await self._show_answer_so_far()
+        elif isinstance(event, Final):
+            self.final = event
+            await self._deliver_final(event)
+        elif isinstance(event, Failure):
+            self.final = event
+            await self._deliver_failure(event)
+
+    # --- while the turn runs ----------------------------------------------------------------
+    async def _show_progress(self, line: str) -> None:
+        self.progress = line
+        if self.status is not None:
+            await self.status.show(self.surface.progress_markup(line))
+        else:
+            await self.answer.show(self._combined())
+
+    async def _show_answer_so_far(self) -> None:
+        if not self.surface.live_answer:
+            if self.surface.stream_to_progress and self.status is not None and self.streamed.strip():
+                await self.status.show(self.surface.progress_markup(self.streamed))
+        elif self.status is not None:
+            if self.streamed.strip():
+                await self.answer.show(self.surface.answer_markup(self.streamed))
+        else:
+            await self.answer.show(self._combined())
+
+    def _combined(self) -> str:
+        """The answer message while a turn runs: the answer streamed so far, then the progress line."""
+        answer = self.surface.answer_markup(self.streamed).rstrip()
+        line = self.surface.progress_markup(self.progress) if self.progress else ""
+        limit = self.surface.answer.max_chars
+        if answer and len(answer) + len(line) + 2 > limit:
+            answer = "…" + answer[-(limit - len(line) - 4) :]
+        return "\n\n".join(part for part in (answer, line) if part) or "…"
+
+    # --- the answer ---------------------------------------------------------------------------
+    async def _deliver_final(self, final: Final) -> None:
+        text = final.text.strip() or ("Here is what I found:" if final.cards else "Done.")
+        self.message_ids = await self.answer.finish(self.surface.answer_markup(text))
+        await self.surface.end_answer()
+        if final.cards:
+            self.message_ids += await self.surface.post_cards(final.cards)
+        for file in final.files:
+            await self._post_file(file)
+
+    async def _deliver_failure(self, failure: Failure) -> None:
+        text = self.surface.failure_markup(failure)
+        if self.surface.append_only:
+            await self.surface.end_answer()
+            # the answer message may hold a partial, streamed answer; the failure goes below it
+            self.message_ids = [await self.surface.post(text)]
+            return
+        self.message_ids = await self.answer.finish(text)
+
+    async def _post_file(self, file: Attachment) -> None:
+        try:
+            await self.surface.post_file(file)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # Never lose the file: say why and post it inline instead.
+            log.warning("sending %s failed: %s", file.filename, self.surface.describe(exc))
+            await self.surface.post(
+                self.surface.progress_markup(f"I couldn't attach {file.filename} ({self.surface.describe(exc)}); here it is inline:")
+            )
+            for part in split_text(self.surface.markup(file.content), self.surface.answer.max_chars):
+                await self.surface.post(part)
+
+    # --- endings ------------------------------------------------------------------------------
+    async def _cleanup(self) -> None:
+        await self.answer.close()
+        if self.status is not None:
+            await self.status.close()
+            try:
+                await self.surface.clear_progress(self.status.message_id)
+            except Exception as exc:
+                log.info("could not clear the progress line: %s", self.surface.describe(exc))
+        try:
+            await self.surface.end_answer()
+        except Exception as exc:
+            log.info("could not end the answer message: %s", self.surface.describe(exc))
+
+    async def _report_failure(self) -> None:
+        """Tell the user what could not be shown; the answer itself is re-sent as plain text."""
+        code = self.surface.describe(self.error) if self.error else "unknown"
+        lines = [f"⚠️ I couldn't show the whole answer here ({self.surface.name} said `{code}`)."]
+        if isinstance(self.final, Final) and self.final.text.strip():
+            lines.append(self.surface.markup(self.final.text.strip()))
+        elif isinstance(self.final, Failure):
+            lines.append(self.surface.markup(self.final.user_message))
+        parts = split_text("\n\n".join(lines), self.surface.answer.max_chars)
+        try:
+            for part in parts:
+                await self.surface.post(part)
+            return
+        except Exception as exc:
+            log.error("could not report a failed answer: %s", self.surface.describe(exc))
+        try:
+            await self.surface.report(parts[0])
+        except Exception as exc:
+            log.error("could not report a failed answer privately: %s", self.surface.describe(exc))
