@@ -6,10 +6,10 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 if TYPE_CHECKING:
-    from bot.agent import AgentDefinition
+    from bot.agent import AgentDefinition, TurnInput
 
 # Discord's rule for command and option names; Slack's is looser, so one rule serves both.
 _NAME = re.compile(r"^[a-z0-9_-]{1,32}$")
@@ -107,6 +107,16 @@ class CommandTable:
         head, _, rest = line.partition(" ")
         command = self.get(head)
         return (command.name if command else head.lstrip("/").lower()), rest.strip()
+
+    def turn(self, line: str, **fields: Any) -> TurnInput:
+        """A message as a turn: a known command at its start becomes the turn's command ("/hotel
+        Paris" → hotel, "Paris"); anything else, "/usr/bin" included, stays text."""
+        from bot.agent import TurnInput
+
+        name, rest = self.parse(line)
+        if name is not None and self.get(name) is not None:
+            return TurnInput(text=rest, command=name, **fields)
+        return TurnInput(text=line, **fields)
 
     def help_text(self, only: str | None = None) -> str:
         """What each command does, in Markdown; `only` narrows it to one command when known."""

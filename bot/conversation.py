@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 
 
@@ -37,3 +38,20 @@ class ConversationKey:
         if not parts:
             raise ValueError(f"not a conversation thread id: {thread_id!r}")
         return cls(platform, tuple(parts))
+
+    def button_payload(self, value: str, limit: int) -> str | None:
+        """What a button carries to resume this conversation's waiting graph with `value`, so a
+        press works after a restart; None when it would exceed the platform's `limit`."""
+        encoded = json.dumps({"k": self.thread_id, "v": value}, ensure_ascii=False, separators=(",", ":"))
+        return encoded if len(encoded) <= limit else None
+
+    @classmethod
+    def from_button_payload(cls, raw: str, platform: str) -> tuple[ConversationKey, str] | None:
+        """(conversation, value) from a button's payload; None if malformed or from another platform."""
+        try:
+            data = json.loads(raw)
+            key = cls.parse(str(data["k"]))
+            value = str(data["v"])
+        except (ValueError, KeyError, TypeError):
+            return None
+        return (key, value) if key.platform == platform else None

@@ -8,9 +8,10 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 
 class RateLimited(Exception):
@@ -240,17 +241,33 @@ class MessageEditor:
             self._next_allowed = self._clock() + self.min_interval
 
     async def _retrying(self, call: Callable[[], Awaitable[str | None]]) -> str:
-        for attempt in range(self._max_attempts):
-            try:
-                return await call() or ""
-            except RateLimited as limited:
-                log.info("platform rate limit: waiting %.2fs", limited.retry_after)
-                await self._sleep(limited.retry_after)
-            except asyncio.CancelledError:
+        return await retrying(call, attempts=self._max_attempts, sleep=self._sleep) or ""
+
+
+async def retrying(
+    call: Callable[[], Awaitable[T]],
+    *,
+    attempts: int,
+    retryable: Callable[[Exception], bool] = lambda exc: True,
+    sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+    what: str = "message send",
+) -> T:
+    """The one retry policy for platform calls: a RateLimited answer is waited out, other failures
+    that `retryable` accepts are retried with exponential backoff; after `attempts` the last
+    failure is raised."""
+    for attempt in range(attempts):
+        try:
+            return await call()
+        except asyncio.CancelledError:
+            raise
+        except RateLimited as limited:
+            if attempt == attempts - 1:
                 raise
-            except Exception:
-                if attempt == self._max_attempts - 1:
-                    raise
-                log.warning("message send failed; retrying", exc_info=True)
-                await self._sleep(min(8.0, 0.5 * 2**attempt))
-        raise RuntimeError("message could not be sent: rate limited on every attempt")
+            log.info("%s: platform rate limit; waiting %.2fs", what, limited.retry_after)
+            await sleep(limited.retry_after)
+        except Exception as exc:
+            if attempt == attempts - 1 or not retryable(exc):
+                raise
+            log.warning("%s failed (%s); retrying", what, type(exc).__name__)
+            await sleep(min(8.0, 0.5 * 2**attempt))
+    raise AssertionError("unreachable")

@@ -13,6 +13,34 @@ from typing import Any
 log = logging.getLogger(__name__)
 
 
+class AckFirst:
+    """Requests waiting for their acknowledgement go before background work: a burst of slash
+    commands is acked first, then its turns start (each waits at most `max_wait` seconds). Use
+    `request()` around each incoming request and `wait` as a TaskSupervisor's gate."""
+
+    def __init__(self, max_wait: float = 0.25) -> None:
+        self.max_wait = max_wait
+        self._pending = 0
+        self._quiet = asyncio.Event()
+        self._quiet.set()
+
+    @contextlib.asynccontextmanager
+    async def request(self) -> AsyncIterator[None]:
+        self._pending += 1
+        self._quiet.clear()
+        try:
+            yield
+        finally:
+            self._pending -= 1
+            if self._pending == 0:
+                self._quiet.set()
+
+    async def wait(self) -> None:
+        if self._pending:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._quiet.wait(), self.max_wait)
+
+
 class TaskSupervisor:
     """Runs each piece of work as a task it keeps a reference to. `gate`, when given, is awaited
     before the work starts (e.g. let pending acknowledgements go first); a crash is logged, never

@@ -4,9 +4,7 @@ runs under the core's task supervisor."""
 
 from __future__ import annotations
 
-import asyncio
 import collections
-import contextlib
 import html
 import logging
 import re
@@ -29,22 +27,22 @@ from adapters.slack.blocks import (
     LINK_ACTION,
     RESUME_ACTION,
     answered_blocks,
-    parse_resume_value,
     quote_command,
     user_link,
 )
-from adapters.slack.files import FileRejected, check_file, download, file_metadata
-from adapters.slack.mrkdwn import to_mrkdwn
+from adapters.slack.files import fetch_file
+from adapters.slack.mrkdwn import escape, to_mrkdwn
 from adapters.slack.sinks import error_code
 from adapters.slack.surface import Place, SlackSurface, send_with_retry
 from bot.agent import IncomingFile, TurnInput
+from bot.attachments import FileRejected
 from bot.commands import RESET, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.render import TurnRenderer
 from bot.runtime import ConversationRuntime
-from bot.supervisor import TaskSupervisor
+from bot.supervisor import AckFirst, TaskSupervisor
 
 log = logging.getLogger(__name__)
 
@@ -118,33 +116,6 @@ def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
         for c in commands.agent_commands()[:4]
         if c.usage
     ]
-
-
-class AckFirst:
-    """Requests waiting for their acknowledgement go before background work: a burst of slash
-    commands is acked first, then its turns start (each waits at most `max_wait` seconds)."""
-
-    def __init__(self, max_wait: float = 0.25) -> None:
-        self.max_wait = max_wait
-        self._pending = 0
-        self._quiet = asyncio.Event()
-        self._quiet.set()
-
-    @contextlib.asynccontextmanager
-    async def request(self) -> AsyncIterator[None]:
-        self._pending += 1
-        self._quiet.clear()
-        try:
-            yield
-        finally:
-            self._pending -= 1
-            if self._pending == 0:
-                self._quiet.set()
-
-    async def wait(self) -> None:
-        if self._pending:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._quiet.wait(), self.max_wait)
 
 
 class SlackBot:
@@ -372,36 +343,15 @@ class SlackBot:
         if not text and not attachments:
             return
         # A message may start with a command: assistant prompts and users write "/hotel Paris".
-        command, rest = self.runtime.commands.parse(text)
-        if command is not None and self.runtime.commands.get(command) is not None:
-            text = rest
-        else:
-            command = None
-        turn = TurnInput(text=text, command=command, user_id=place.user_id, attachments=tuple(attachments))
+        turn = self.runtime.commands.turn(text, user_id=place.user_id, attachments=tuple(attachments))
         await self.run_turn(key, place, self.runtime.handle(key, turn))
 
     async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:
-        """Download shared files after checking type and size; None (user told why) if one is refused."""
-        out: list[IncomingFile] = []
-        limit = self.settings.max_attachment_bytes
+        """Shared files, checked and downloaded; None (the user told why) if one is refused."""
         try:
-            for meta in files:
-                check_file(meta, limit)
-                full = await file_metadata(self.client, meta)
-                check_file(full, limit)
-                out.append(
-                    await download(
-                        self._http(),
-                        full,
-                        token=str(self.client.token),
-                        api_base_url=self.client.base_url,
-                        max_bytes=limit,
-                    )
-                )
+            return [await fetch_file(self.client, self._http(), meta, self.settings.max_attachment_bytes) for meta in files]
         except FileRejected as rejected:
-            reason = f"⚠️ {rejected}"
-        else:
-            return out
+            reason = f"⚠️ {escape(str(rejected))}"
         await send_with_retry(
             lambda: self.client.chat_postMessage(channel=place.channel, thread_ts=place.thread_ts, text=reason),
             what="chat.postMessage",
@@ -414,7 +364,7 @@ class SlackBot:
 
     async def on_resume_button(self, ack: AsyncAck, body: dict[str, Any], action: dict[str, Any]) -> None:
         await ack()
-        parsed = parse_resume_value(str(action.get("value") or ""))
+        parsed = ConversationKey.from_button_payload(str(action.get("value") or ""), "slack")
         channel = str((body.get("channel") or {}).get("id") or (body.get("container") or {}).get("channel_id") or "")
         team = str((body.get("team") or {}).get("id") or "")
         if parsed is None or parsed[0].parts[1] != channel or (team and parsed[0].parts[0] != team):
@@ -464,17 +414,9 @@ class SlackBot:
             key,
             edit_interval=self.settings.edit_interval,
             native_streaming=self.settings.slack_native_streaming,
-            report=report or self._ephemeral(place),
+            report=report,
         )
         return await TurnRenderer(surface).run(events, first=first)
-
-    def _ephemeral(self, place: Place) -> Callable[[str], Awaitable[Any]]:
-        async def report(text: str) -> Any:
-            return await self.client.chat_postEphemeral(
-                channel=place.channel, user=place.user_id, thread_ts=place.thread_ts, text=text
-            )
-
-        return report
 
 
 def _button_label(message: dict[str, Any], action_id: str) -> str | None:
@@ -483,10 +425,3 @@ def _button_label(message: dict[str, Any], action_id: str) -> str | None:
             if element.get("action_id") == action_id:
                 return str((element.get("text") or {}).get("text") or "") or None
     return None
-
-
-def build_app(settings: Settings, runtime: ConversationRuntime, *, client: AsyncWebClient | None = None) -> AsyncApp:
-    """The bolt AsyncApp for `runtime` (the SlackBot behind it is `app._concierge`)."""
-    bot = SlackBot(settings, runtime, client=client)
-    bot.app._concierge = bot  # type: ignore[attr-defined]
-    return bot.app

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
@@ -51,23 +50,6 @@ def map_url(lat: float, lon: float) -> str:
     return f"https://www.google.com/maps/search/?api=1&query={lat:.6f}%2C{lon:.6f}"
 
 
-# --- button values ----------------------------------------------------------------------------
-def resume_value(key: ConversationKey, value: str) -> str | None:
-    """The button value that carries the conversation and the resume value (None if too long)."""
-    encoded = json.dumps({"k": key.thread_id, "v": value}, ensure_ascii=False, separators=(",", ":"))
-    return encoded if len(encoded) <= MAX_BUTTON_VALUE else None
-
-
-def parse_resume_value(raw: str) -> tuple[ConversationKey, str] | None:
-    try:
-        data = json.loads(raw)
-        key = ConversationKey.parse(str(data["k"]))
-        value = str(data["v"])
-    except (ValueError, KeyError, TypeError):
-        return None
-    return (key, value) if key.platform == "slack" else None
-
-
 # --- cards ------------------------------------------------------------------------------------
 def _button(action: Action, action_id: str, value: str) -> Block:
     button: Block = {
@@ -111,7 +93,7 @@ def card_blocks(card: Card, key: ConversationKey, *, index: int = 0) -> list[Blo
     if card.lat is not None and card.lon is not None:
         elements.append(_link_button("🗺 Map", map_url(card.lat, card.lon), f"{LINK_ACTION}.map.{index}"))
     for n, action in enumerate(card.actions):
-        value = resume_value(key, action.value)
+        value = key.button_payload(action.value, MAX_BUTTON_VALUE)
         if value is not None:
             elements.append(_button(action, f"{RESUME_ACTION}.{index}.{n}", value))
     if elements:
@@ -152,15 +134,6 @@ def card_messages(cards: Sequence[Card], key: ConversationKey) -> list[tuple[str
     return messages
 
 
-def has_resume_buttons(blocks: Sequence[Block]) -> bool:
-    return any(
-        str(e.get("action_id", "")).startswith(RESUME_ACTION)
-        for b in blocks
-        if b.get("type") == "actions"
-        for e in b.get("elements", [])
-    )
-
-
 def answered_blocks(blocks: Sequence[Block], *, action_id: str, label: str, user_id: str) -> list[Block]:
     """The message after a button press: action buttons replaced by who chose what (links kept)."""
     out: list[Block] = []
@@ -179,10 +152,6 @@ def answered_blocks(blocks: Sequence[Block], *, action_id: str, label: str, user
 
 
 # --- text -----------------------------------------------------------------------------------
-def context_block(text: str) -> Block:
-    return {"type": "context", "elements": [_mrkdwn(text, MAX_CONTEXT_TEXT)]}
-
-
 def without_images(blocks: Sequence[Block]) -> list[Block]:
     """The same blocks minus images (Slack rejects a message whose image it cannot fetch)."""
     out: list[Block] = []

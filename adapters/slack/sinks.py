@@ -41,7 +41,7 @@ def error_code(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _raise_rate_limited(exc: SlackApiError) -> None:
+def raise_rate_limited(exc: SlackApiError) -> None:
     wait = retry_after(exc)
     if wait is not None:
         raise RateLimited(wait) from exc
@@ -71,7 +71,7 @@ class ChatMessageSink:
                 channel=self.channel, thread_ts=self.thread_ts, text=text, unfurl_links=False, unfurl_media=False
             )
         except SlackApiError as exc:
-            _raise_rate_limited(exc)
+            raise_rate_limited(exc)
             raise
         return str(response["ts"])
 
@@ -80,7 +80,7 @@ class ChatMessageSink:
         try:
             await self.client.chat_update(channel=self.channel, ts=current, text=text)
         except SlackApiError as exc:
-            _raise_rate_limited(exc)
+            raise_rate_limited(exc)
             if error_code(exc) not in UNEDITABLE:
                 raise
             log.info("message can no longer be edited (%s); posting a new one", error_code(exc))
@@ -138,7 +138,7 @@ class StreamSink:
             )
             return str(response["ts"])
         except SlackApiError as exc:
-            _raise_rate_limited(exc)
+            raise_rate_limited(exc)
             raise
 
     async def edit(self, message_id: str, text: str) -> None:
@@ -153,7 +153,7 @@ class StreamSink:
                 await self.stop()
             await self.client.chat_update(channel=self.channel, ts=message_id, markdown_text=text)
         except SlackApiError as exc:
-            _raise_rate_limited(exc)
+            raise_rate_limited(exc)
             raise
 
     async def stop(self) -> None:
@@ -183,7 +183,7 @@ class AssistantStatusSink:
                 channel_id=self.channel, thread_ts=self.thread_ts, status=text
             )
         except SlackApiError as exc:
-            _raise_rate_limited(exc)
+            raise_rate_limited(exc)
             log.info("assistant status not set: %s", error_code(exc))
 
     async def clear(self) -> None:

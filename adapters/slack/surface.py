@@ -3,7 +3,6 @@ native streaming or the assistant status line for progress, Block Kit cards, fil
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
@@ -15,9 +14,15 @@ from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import Block, card_messages, without_images
 from adapters.slack.mrkdwn import escape, to_mrkdwn
-from adapters.slack.sinks import AssistantStatusSink, ChatMessageSink, StreamSink, error_code, retry_after
+from adapters.slack.sinks import (
+    AssistantStatusSink,
+    ChatMessageSink,
+    StreamSink,
+    error_code,
+    raise_rate_limited,
+)
 from bot.conversation import ConversationKey
-from bot.editor import MessageSink, RateLimited
+from bot.editor import MessageSink, retrying
 from bot.events import Attachment, Card
 from bot.render import Surface
 
@@ -38,27 +43,22 @@ class Place:
 
 
 async def send_with_retry(call: Callable[[], Awaitable[Any]], *, what: str) -> Any:
-    """A Slack call outside the editor: rate limits waited out, transient failures retried."""
-    for attempt in range(SEND_ATTEMPTS):
+    """A Slack call outside the editor: rate limits waited out, 5xx and connection failures retried."""
+
+    async def once() -> Any:
         try:
             return await call()
-        except RateLimited as limited:
-            if attempt == SEND_ATTEMPTS - 1:
-                raise
-            await asyncio.sleep(limited.retry_after)
         except SlackApiError as exc:
-            wait = retry_after(exc)
-            status = getattr(exc.response, "status_code", 200)
-            if attempt == SEND_ATTEMPTS - 1 or (wait is None and status < 500):
-                raise
-            log.info("%s: Slack said %s; retrying", what, error_code(exc))
-            await asyncio.sleep(wait if wait is not None else 0.5 * 2**attempt)
-        except (aiohttp.ClientError, TimeoutError):
-            if attempt == SEND_ATTEMPTS - 1:
-                raise
-            log.info("%s: connection problem; retrying", what)
-            await asyncio.sleep(0.5 * 2**attempt)
-    raise AssertionError("unreachable")
+            raise_rate_limited(exc)
+            raise
+
+    return await retrying(once, attempts=SEND_ATTEMPTS, retryable=transient, what=what)
+
+
+def transient(exc: Exception) -> bool:
+    if isinstance(exc, SlackApiError):
+        return int(getattr(exc.response, "status_code", 200)) >= 500
+    return isinstance(exc, aiohttp.ClientError | TimeoutError)
 
 
 class SlackSurface(Surface):
@@ -130,8 +130,13 @@ class SlackSurface(Surface):
             await self.chat.delete(message_id)
 
     async def report(self, text: str) -> None:
+        """Privately: through the command's response_url when there is one, else ephemerally."""
         if self._report is not None:
             await self._report(text)
+        else:
+            await self.client.chat_postEphemeral(
+                channel=self.place.channel, user=self.place.user_id, thread_ts=self.place.thread_ts, text=text
+            )
 
     async def post_cards(self, cards: Sequence[Card]) -> list[str]:
         return [await self.post_blocks(fallback, blocks) for fallback, blocks in card_messages(cards, self.key)]

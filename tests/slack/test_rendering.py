@@ -15,14 +15,13 @@ from adapters.slack.blocks import (
     answered_blocks,
     card_blocks,
     card_messages,
-    parse_resume_value,
-    resume_value,
     without_images,
 )
-from adapters.slack.files import FileRejected, check_file, trusted_download_url
+from adapters.slack.files import check_file, trusted_download_url
 from adapters.slack.manifest import manifest_yaml
 from adapters.slack.mrkdwn import to_mrkdwn
 from agents.registry import registered_agents
+from bot.attachments import FileRejected
 from bot.commands import CommandTable
 from bot.conversation import ConversationKey
 from bot.events import Action, Card
@@ -82,14 +81,14 @@ def test_action_buttons_carry_the_conversation_and_the_resume_value() -> None:
     _, actions = card_blocks(card, KEY)
     confirm, cancel, later = actions["elements"]
     assert (confirm["style"], cancel["style"], "style" in later) == ("primary", "danger", False)
-    assert parse_resume_value(confirm["value"]) == (KEY, "yes")
+    assert ConversationKey.from_button_payload(confirm["value"], "slack") == (KEY, "yes")
     assert len({confirm["action_id"], cancel["action_id"], later["action_id"]}) == 3
 
 
 def test_resume_values_that_do_not_fit_a_button_are_dropped_and_garbage_is_refused() -> None:
-    assert resume_value(KEY, "x" * MAX_BUTTON_VALUE) is None
-    assert parse_resume_value("not json") is None
-    assert parse_resume_value(json.dumps({"k": "discord:dm:1", "v": "x"})) is None
+    assert KEY.button_payload("x" * MAX_BUTTON_VALUE, MAX_BUTTON_VALUE) is None
+    assert ConversationKey.from_button_payload("not json", "slack") is None
+    assert ConversationKey.from_button_payload(json.dumps({"k": "discord:dm:1", "v": "x"}), "slack") is None
 
 
 def test_many_cards_are_split_into_messages_of_at_most_fifty_blocks_with_fallback_text() -> None:
@@ -203,7 +202,7 @@ def test_manifest_declares_every_command_in_the_table_and_what_the_adapter_uses(
 async def test_background_work_waits_for_pending_acks_but_not_forever() -> None:
     import asyncio
 
-    from adapters.slack.app import AckFirst
+    from bot.supervisor import AckFirst
 
     gate = AckFirst(max_wait=5.0)
     started: list[str] = []

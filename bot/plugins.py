@@ -1,0 +1,31 @@
+"""Loading what the composition root names: modules that may not be installed (an agent or platform
+not built yet is skipped), and plugins given as "module:ATTRIBUTE" (a class is instantiated)."""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+
+def optional_modules(names: Iterable[str]) -> list[ModuleType]:
+    """The modules of `names` that exist; an import error inside one that exists still raises."""
+    found = []
+    for name in names:
+        try:
+            found.append(importlib.import_module(name))
+        except ModuleNotFoundError as exc:
+            if exc.name is None or not name.startswith(exc.name):
+                raise
+    return found
+
+
+def plugins(specs: str) -> list[Any]:
+    """The objects named by "module:ATTRIBUTE,…" (ATTRIBUTE defaults to AGENT)."""
+    found = []
+    for spec in filter(None, (p.strip() for p in specs.split(","))):
+        module_name, _, attribute = spec.partition(":")
+        plugin = getattr(importlib.import_module(module_name), attribute or "AGENT")
+        found.append(plugin() if isinstance(plugin, type) else plugin)
+    return found
