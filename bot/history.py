@@ -2,9 +2,9 @@
 
 LangGraph's checkpoint savers store the whole `messages` list at every step, so an unbounded list
 makes storage grow quadratically with the conversation. Agents declare
-`messages: Annotated[list[AnyMessage], add_bounded_messages]` and compile
-`windowed(State, deps.history_window)`, so each agent keeps its own window; the window is cut only
-at a HumanMessage so no tool call is ever separated from its result."""
+`messages: Annotated[list[AnyMessage], add_bounded_messages]` and build their graph with
+`BoundedStateGraph(State, deps.history_window)`, so each agent keeps its own window; the window is
+cut only at a HumanMessage so no tool call is ever separated from its result."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Annotated, Any, TypedDict, get_type_hints
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
+from langgraph.graph import StateGraph
 from langgraph.graph.message import add_messages
 
 DEFAULT_WINDOW = 40
@@ -78,3 +79,13 @@ def close_dangling(messages: Sequence[AnyMessage]) -> list[ToolMessage]:
         )
         for call in dangling_tool_calls(messages)
     ]
+
+
+class BoundedStateGraph(StateGraph):
+    """A StateGraph over `windowed(state, window)`. Nodes and routers annotated with the base
+    `state` (as agents write them) read the same windowed channels: LangGraph registers a schema
+    once, so the base state is registered as the windowed one up front."""
+
+    def __init__(self, state: type, window: int, **kwargs: Any) -> None:
+        super().__init__(windowed(state, window), **kwargs)
+        self.schemas[state] = self.schemas[self.state_schema]

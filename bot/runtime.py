@@ -86,6 +86,7 @@ class ConversationRuntime:
         self.commands = CommandTable.of(agents)
         self._graphs: dict[str, CompiledStateGraph] = {}
         self._locks = _FifoLocks()
+        self._opened: collections.deque[str] = collections.deque(maxlen=1000)
         self._agent_settings = {agent.name: agent.load_settings() for agent in agents}
         # Threads found in flight at start-up: the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
@@ -177,8 +178,14 @@ class ConversationRuntime:
     async def claim_delivery(self, delivery_id: str) -> bool:
         return await self.app_db.claim_delivery(delivery_id, self.settings.dedupe_ttl)
 
+    def opened(self, key: ConversationKey) -> None:
+        """The bot just started a platform thread for `key` (a command's root message, a mention):
+        it owns it, even before the first turn there is recorded."""
+        self._opened.append(key.thread_id)
+
     async def owns(self, key: ConversationKey) -> bool:
-        return await self.app_db.get_thread(key.thread_id) is not None
+        """Whether the bot started or answered in this conversation (follow-ups need no mention)."""
+        return key.thread_id in self._opened or await self.app_db.get_thread(key.thread_id) is not None
 
     async def bound_agent(self, key: ConversationKey) -> str | None:
         record = await self.app_db.get_thread(key.thread_id)

@@ -4,7 +4,6 @@ runs under the core's task supervisor."""
 
 from __future__ import annotations
 
-import collections
 import html
 import logging
 import re
@@ -141,8 +140,6 @@ class SlackBot:
         )
         self.ack_first = AckFirst()
         self.tasks = TaskSupervisor(gate=self.ack_first.wait, name="Slack work")
-        # Threads this process just started: a reply can arrive before the first turn is recorded.
-        self._recent_roots: collections.deque[str] = collections.deque(maxlen=1000)
         self._session: aiohttp.ClientSession | None = None
         self.bot_user_id: str | None = None
         self._register()
@@ -253,7 +250,7 @@ class SlackBot:
         else:
             ts = str(root["ts"])
             key, place = thread_key(team, channel, ts), Place(channel, ts, team, user)
-            self._recent_roots.append(key.thread_id)
+            self.runtime.opened(key)
         await self.run_turn(key, place, self.runtime.handle(key, turn), report=self._responder(respond))
 
     @staticmethod
@@ -275,7 +272,7 @@ class SlackBot:
         team = str(body.get("team_id") or event.get("team") or "")
         channel = str(event["channel"])
         root = str(event.get("thread_ts") or event["ts"])
-        self._recent_roots.append(thread_key(team, channel, root).thread_id)
+        self.runtime.opened(thread_key(team, channel, root))
         self.tasks.spawn(
             self._message_turn(body, event, thread_key(team, channel, root), Place(channel, root, team, event["user"])),
             name="slack mention",
@@ -306,7 +303,7 @@ class SlackBot:
         self.tasks.spawn(self._thread_reply(body, event, key, Place(channel, str(thread_ts), team, user)), name="slack reply")
 
     async def _thread_reply(self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place) -> None:
-        if key.thread_id in self._recent_roots or await self.runtime.owns(key):
+        if await self.runtime.owns(key):
             await self._message_turn(body, event, key, place)
 
     async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:

@@ -9,12 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from langchain_core.messages import SystemMessage
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.chat.state import ChatState
 from bot.agent import AgentDeps
-from bot.history import windowed
+from bot.history import BoundedStateGraph
 
 PROMPTS = Path(__file__).parent / "prompts"
 
@@ -32,7 +32,7 @@ def build_graph(deps: AgentDeps) -> CompiledStateGraph:
         answer = await deps.models.ainvoke(lambda m: m, [prompt, *state["messages"]])
         return {"messages": [answer]}
 
-    builder = StateGraph(windowed(ChatState, deps.history_window))
+    builder = BoundedStateGraph(ChatState, deps.history_window)
     builder.add_node("reply", reply)
     builder.add_edge(START, "reply")
     builder.add_edge("reply", END)

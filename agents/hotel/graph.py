@@ -18,7 +18,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage, RemoveMessage, ToolMessage
 from langgraph.config import get_stream_writer
-from langgraph.graph import END, START, StateGraph
+from langgraph.graph import END, START
 from langgraph.graph.state import CompiledStateGraph
 from pydantic import ValidationError
 
@@ -37,7 +37,7 @@ from agents.hotel.tools import (
 from bot.agent import AgentDeps
 from bot.events import Status
 from bot.faults import TurnFailed
-from bot.history import windowed
+from bot.history import BoundedStateGraph
 from bot.llm import ModelProvider
 from bot.tools import admit, tool_node
 
@@ -249,7 +249,7 @@ def build_graph(
     puts whole records in tool messages."""
     nodes = HotelNodes(store, deps.models, search_limit=search_limit, tool_retries=deps.settings.tool_retries,
                        context=context, prepare=prepare, tool_records=tool_records)
-    builder = StateGraph(windowed(HotelState, deps.history_window))
+    builder = BoundedStateGraph(HotelState, deps.history_window)
     builder.add_node("chatbot", nodes.chatbot)
     builder.add_node("tools", nodes.tools)
     builder.add_node("collect", nodes.collect)

@@ -381,3 +381,17 @@ async def test_thanks_is_not_another_search(session: Session, recording: Recordi
 
     assert session.tool_calls == [] and len(recording.searches) == 1
     assert final.cards == [] and "Anything else?" in final.text
+
+
+async def test_a_shorter_history_window_bounds_the_hotel_conversation(
+    recording: RecordingStore, offline_settings: Settings
+) -> None:
+    agent = HotelAgent(clock=lambda tz: TODAY, store=recording)
+    deps = AgentDeps(settings=offline_settings, models=ModelProvider(OfflineChatModel(skills=(HotelSkill(),)), offline=True),
+                     checkpointer=InMemorySaver(), app_db=None, history_window=4)  # type: ignore[arg-type]
+    session = Session(agent, await agent.build(deps))
+    for text in ("Paris under $200 next weekend", "cheaper ones?", "thanks!", "Rome next weekend"):
+        final = await session.say(text)
+    assert final.cards and {hotel["city"] for hotel in final.data["hotels"]} == {"Rome"}
+    messages = (await session.state())["messages"]
+    assert len(messages) <= 4 and isinstance(messages[0], HumanMessage)

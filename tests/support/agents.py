@@ -66,7 +66,7 @@ class EchoAgent(AgentDefinition):
     name = "echo"
     command = "/echo"
     summary = "echoes, or looks things up"
-    usage = "/echo TEXT"
+    usage = "TEXT"
     intent_words = ("echo", "look up")
     offline_skills = (_LookupSkill(),)
 
@@ -108,7 +108,7 @@ class ConfirmAgent(AgentDefinition):
     name = "confirm"
     command = "/confirm"
     summary = "asks before doing something"
-    usage = "/confirm WHAT"
+    usage = "WHAT"
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
         def ask(state: ConfirmState) -> dict[str, Any]:

@@ -1,0 +1,157 @@
+"""The core's seams: the command table, per-agent history windows, background turns stopped on
+shutdown and resumed afterwards."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Annotated, Any, TypedDict
+
+import pytest
+from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langgraph.checkpoint.memory import InMemorySaver
+from langgraph.graph import END, START
+
+from agents.chat.agent import ChatAgent
+from bot.agent import TurnInput
+from bot.commands import Command, CommandError, CommandOption, CommandTable
+from bot.config import Settings
+from bot.conversation import ConversationKey
+from bot.events import Final, Status, StreamEvent
+from bot.history import BoundedStateGraph, add_bounded_messages
+from bot.runtime import ConversationRuntime
+from bot.supervisor import TaskSupervisor
+from tests.support import agents as support
+from tests.support.agents import ConfirmAgent, EchoAgent
+
+
+async def collect(events: Any) -> list[StreamEvent]:
+    return [e async for e in events]
+
+
+# --- the command table ---------------------------------------------------------------------------
+def test_the_command_table_lists_agents_then_built_ins_and_finds_names_and_aliases() -> None:
+    table = CommandTable.of([EchoAgent(), ConfirmAgent()])
+    assert [c.slash for c in table] == ["/echo", "/confirm", "/reset", "/help"]
+    assert table.get("/ECHO") is table.get("echo") is table.for_agent("echo")
+    assert table.get("/new") is table.get("reset")
+    assert table.get("/nope") is None
+    assert table.turn("/echo hi there", user_id="U1") == TurnInput(text="hi there", command="echo", user_id="U1")
+    assert table.turn("/usr/bin is a folder") == TurnInput(text="/usr/bin is a folder")
+    assert table.parse("/nope x") == ("nope", "x") and table.parse("plain") == (None, "plain")
+
+
+@pytest.mark.parametrize(
+    ("command", "problem"),
+    [
+        (Command("Bad Name", "x"), "must match"),
+        (Command("ok", "x" * 101), "descriptions take"),
+        (Command("ok", "fine", options=(CommandOption("Query!", "x"),)), "must match"),
+        (Command("reset", "again"), "defined twice"),
+    ],
+)
+def test_commands_no_platform_would_accept_are_refused_at_start_up(command: Command, problem: str) -> None:
+    with pytest.raises(CommandError, match=problem):
+        CommandTable((*CommandTable.of([]).commands, command))
+
+
+def test_help_names_every_command_with_an_example_or_just_the_one_asked_about() -> None:
+    table = CommandTable.of([EchoAgent()])
+    full = table.help_text()
+    assert "• `/echo` — echoes, or looks things up — e.g. `/echo TEXT`" in full
+    assert all(f"`{c.slash}`" in full for c in table)
+    assert table.help_text("/echo").count("•") == 1
+
+
+# --- history windows -----------------------------------------------------------------------------
+class WindowState(TypedDict):
+    messages: Annotated[list[AnyMessage], add_bounded_messages]
+
+
+async def test_each_agent_keeps_its_own_history_window() -> None:
+    def graph(window: int) -> Any:
+        def reply(state: WindowState) -> dict[str, Any]:  # annotated with the base state, as agents do
+            return {"messages": [AIMessage("ok")]}
+
+        builder = BoundedStateGraph(WindowState, window)
+        builder.add_node("reply", reply)
+        builder.add_edge(START, "reply")
+        builder.add_edge("reply", END)
+        return builder.compile(checkpointer=InMemorySaver())
+
+    short, long = graph(4), graph(12)
+    for i in range(10):
+        for g in (short, long):
+            await g.ainvoke({"messages": [HumanMessage(f"turn {i}")]}, {"configurable": {"thread_id": "t"}})
+    short_messages = (await short.aget_state({"configurable": {"thread_id": "t"}})).values["messages"]
+    long_messages = (await long.aget_state({"configurable": {"thread_id": "t"}})).values["messages"]
+    assert len(short_messages) == 4 and isinstance(short_messages[0], HumanMessage)
+    assert len(long_messages) == 12 and long_messages[-2].content == "turn 9"
+
+
+async def test_the_runtime_hands_an_agent_its_window_or_the_default(settings: Settings) -> None:
+    small = ChatAgent()
+    small.history_window = 6
+    async with await ConversationRuntime.open(settings, agents=[small, EchoAgent()]) as runtime:
+        assert runtime.deps(small).history_window == 6
+        assert runtime.deps(runtime.agents()[1]).history_window == settings.history_window
+        key = ConversationKey.console("window")
+        for i in range(8):
+            await collect(runtime.handle(key, TurnInput(text=f"hello {i}", command="chat")))
+        graph = await runtime._graph(small)
+        state = await graph.aget_state(runtime._config(key, small, 0))
+        assert len(state.values["messages"]) == 6
+
+
+# --- shutdown ------------------------------------------------------------------------------------
+async def test_close_lets_short_work_finish_and_stops_the_rest() -> None:
+    tasks = TaskSupervisor()
+    done: list[str] = []
+    stopped = asyncio.Event()
+
+    async def quick() -> None:
+        await asyncio.sleep(0.01)
+        done.append("quick")
+
+    async def endless() -> None:
+        try:
+            await asyncio.Event().wait()
+        finally:
+            stopped.set()
+
+    tasks.spawn(quick(), name="quick")
+    tasks.spawn(endless(), name="endless")
+    await tasks.close(within=0.5)
+    assert done == ["quick"] and stopped.is_set() and len(tasks) == 0
+
+
+async def test_a_turn_stopped_by_shutdown_is_marked_and_resumes_with_a_valid_history(settings: Settings) -> None:
+    key = ConversationKey.console("shutdown")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        tasks = TaskSupervisor()
+        seen: list[StreamEvent] = []
+
+        async def turn() -> None:
+            async for event in runtime.handle(key, TurnInput.typed("/echo look up slow things")):
+                seen.append(event)
+
+        support.TOOL_DELAY["seconds"] = 30
+        try:
+            tasks.spawn(turn(), name="turn")
+            for _ in range(400):  # wait until the tool is running
+                record = await runtime.app_db.get_thread(key.thread_id)
+                if record is not None and record.state == "tool_call":
+                    break
+                await asyncio.sleep(0.025)
+            await tasks.close(within=0.1)
+        finally:
+            support.TOOL_DELAY["seconds"] = 0
+        record = await runtime.app_db.get_thread(key.thread_id)
+        assert record is not None and record.state == "error" and record.note == "interrupted"
+        assert not any(isinstance(e, Final) for e in seen)
+
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        events = await collect(runtime.handle(key, TurnInput.typed("/echo look up fast things")))
+        assert any(isinstance(e, Status) and "interrupted" in e.text for e in events)
+        assert isinstance(events[-1], Final) and "Notes about fast things" in events[-1].text
+        record = await runtime.app_db.get_thread(key.thread_id)
+        assert record is not None and record.state == "idle"
