@@ -22,6 +22,11 @@ class RateLimited(Exception):
         self.retry_after = retry_after
 
 
+class MessageGone(Exception):
+    """Raised by a sink's `edit` when the message can never be edited again (deleted, too old):
+    the editor posts the text as a new message and edits that one from then on."""
+
+
 class MessageSink(Protocol):
     max_chars: int
 
@@ -235,13 +240,19 @@ class MessageEditor:
                 self.message_id = await self._retrying(lambda: self.sink.post(text))
             else:
                 message_id = self.message_id
-                await self._retrying(lambda: self.sink.edit(message_id, text))
-                self.edits += 1
+                try:
+                    await self._retrying(lambda: self.sink.edit(message_id, text))
+                    self.edits += 1
+                except MessageGone:
+                    log.info("the message can no longer be edited; posting a new one")
+                    self.message_id = await self._retrying(lambda: self.sink.post(text))
             self._shown = text
             self._next_allowed = self._clock() + self.min_interval
 
     async def _retrying(self, call: Callable[[], Awaitable[str | None]]) -> str:
-        return await retrying(call, attempts=self._max_attempts, sleep=self._sleep) or ""
+        return await retrying(
+            call, attempts=self._max_attempts, sleep=self._sleep, retryable=lambda exc: not isinstance(exc, MessageGone)
+        ) or ""
 
 
 async def retrying(

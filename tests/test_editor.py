@@ -7,7 +7,7 @@ import itertools
 
 import pytest
 
-from bot.editor import MessageEditor, RateLimited, split_text
+from bot.editor import MessageEditor, MessageGone, RateLimited, split_text
 
 
 class Clock:
@@ -140,3 +140,27 @@ def test_short_text_is_one_part() -> None:
     assert split_text("hello", 100) == ["hello"]
     with pytest.raises(ValueError):
         split_text("x", 5)
+
+
+async def test_a_message_that_can_no_longer_be_edited_is_replaced_and_edits_follow_the_new_one() -> None:
+    clock = Clock()
+    ticker = asyncio.create_task(clock.tick())
+
+    class GoneOnce(RecordingSink):
+        gone = {"m1"}
+
+        async def edit(self, message_id: str, text: str) -> None:
+            if message_id in self.gone:
+                raise MessageGone("message_not_found")
+            await super().edit(message_id, text)
+
+    sink = GoneOnce(clock)
+    editor = MessageEditor(sink, min_interval=1.0, clock=clock, sleep=clock.sleep)
+    try:
+        await editor.show("Working…")
+        ids = await editor.finish("The answer.")
+        await editor.close()
+    finally:
+        ticker.cancel()
+    assert sink.posts == ["Working…", "The answer."]  # posted once more, not retried against m1
+    assert ids == ["m2"] and editor.message_id == "m2"

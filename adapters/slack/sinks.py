@@ -10,7 +10,7 @@ from slack_sdk.errors import SlackApiError
 from slack_sdk.web.async_chat_stream import AsyncChatStream
 from slack_sdk.web.async_client import AsyncWebClient
 
-from bot.editor import RateLimited
+from bot.editor import MessageGone, RateLimited
 
 log = logging.getLogger(__name__)
 
@@ -47,15 +47,12 @@ def raise_rate_limited(exc: SlackApiError) -> None:
         raise RateLimited(wait) from exc
 
 
-# chat.update errors after which the message can never be edited again: post a new one instead.
+# chat.update errors after which the message can never be edited again (the editor posts anew).
 UNEDITABLE = ("message_not_found", "cant_update_message", "edit_window_closed", "is_inactive")
 
 
 class ChatMessageSink:
-    """Posts into a channel or thread; edits with chat.update. Text is Slack mrkdwn.
-
-    When Slack says a message can no longer be edited (deleted, too old), the text is posted as a
-    new message and later edits go to that one."""
+    """Posts into a channel or thread; edits with chat.update. Text is Slack mrkdwn."""
 
     max_chars = MESSAGE_MAX_CHARS
 
@@ -63,7 +60,6 @@ class ChatMessageSink:
         self.client = client
         self.channel = channel
         self.thread_ts = thread_ts
-        self._replaced: dict[str, str] = {}
 
     async def post(self, text: str) -> str:
         try:
@@ -76,15 +72,13 @@ class ChatMessageSink:
         return str(response["ts"])
 
     async def edit(self, message_id: str, text: str) -> None:
-        current = self._replaced.get(message_id, message_id)
         try:
-            await self.client.chat_update(channel=self.channel, ts=current, text=text)
+            await self.client.chat_update(channel=self.channel, ts=message_id, text=text)
         except SlackApiError as exc:
             raise_rate_limited(exc)
-            if error_code(exc) not in UNEDITABLE:
-                raise
-            log.info("message can no longer be edited (%s); posting a new one", error_code(exc))
-            self._replaced[message_id] = await self.post(text)
+            if error_code(exc) in UNEDITABLE:
+                raise MessageGone(error_code(exc)) from exc
+            raise
 
     async def delete(self, message_id: str) -> None:
         try:
