@@ -11,6 +11,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
+from bot.commands import CommandOption
 from bot.events import Attachment, Card, Final, Status, Token
 
 
@@ -95,6 +96,10 @@ class ReportAgent(AgentDefinition):
     summary = "proofread a Markdown article"
     usage = "TEXT, or share a .md file in the thread"
     intent_words = ("proofread",)
+    options = (
+        CommandOption("article", "The article as text", required=False),
+        CommandOption("file", "The article as a .md file", kind="file", required=False),
+    )
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
         def check(state: ReportState) -> dict[str, Any]:

@@ -1,0 +1,189 @@
+"""The Discord front end on discord.py: interactions and messages → ConversationKey + structured
+turns; stream events → the core's turn renderer on a DiscordSurface. Slash commands are deferred
+at once; in a guild the answer goes into a public thread started from the command's response (the
+thread's id keys the conversation); in a DM the DM channel is the conversation."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+import aiohttp
+import discord
+
+from adapters.discord.commands import command_turn
+from adapters.discord.surface import RESUME_PREFIX, DiscordSurface
+from bot.agent import IncomingFile, TurnInput
+from bot.attachments import FileRejected, check_text_file, download_text_file
+from bot.commands import RESET
+from bot.config import Settings
+from bot.conversation import ConversationKey
+from bot.render import TurnRenderer
+from bot.runtime import ConversationRuntime
+from bot.supervisor import TaskSupervisor
+
+log = logging.getLogger(__name__)
+
+THREAD_NAME_MAX = 100
+_MENTION = re.compile(r"<@!?(\d+)>")
+
+
+def conversation_key(channel: Any) -> ConversationKey:
+    """`discord:{guild}:{thread}` for a thread, `discord:dm:{channel}` for a DM."""
+    guild_id = getattr(channel, "guild_id", None) or getattr(getattr(channel, "guild", None), "id", None)
+    return ConversationKey.discord(str(guild_id) if guild_id else None, str(channel.id))
+
+
+def intents() -> discord.Intents:
+    """Guild and DM messages, with their content: follow-ups in the bot's threads need no mention.
+    Without the message_content privilege (set in the developer portal) the bot still gets DMs and
+    messages that mention it."""
+    chosen = discord.Intents.default()
+    chosen.message_content = True
+    return chosen
+
+
+class DiscordBot:
+    """The discord.py client's events, translated. `tasks` holds the turns that run after an ack."""
+
+    def __init__(self, settings: Settings, runtime: ConversationRuntime, client: discord.Client) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.client = client
+        self.tasks = TaskSupervisor(name="Discord work")
+        self._session: Any = None
+        client.event(self.on_ready)
+        client.event(self.on_interaction)
+        client.event(self.on_message)
+
+    async def on_ready(self) -> None:
+        if not self.client.intents.message_content:
+            log.warning("no message_content intent: follow-ups in threads need a mention")
+        log.info("Discord bot ready as %s in %d guild(s)", self.client.user, len(self.client.guilds))
+
+    async def close(self, within: float = 10.0) -> None:
+        await self.tasks.close(within)
+        if self._session is not None:
+            await self._session.close()
+
+    # --- slash commands and buttons ---------------------------------------------------------------
+    async def on_interaction(self, interaction: discord.Interaction) -> None:
+        if interaction.type is discord.InteractionType.application_command:
+            await self._command(interaction)
+        elif interaction.type is discord.InteractionType.component:
+            custom_id = str((interaction.data or {}).get("custom_id") or "")
+            if custom_id.startswith(RESUME_PREFIX):
+                await self._button(interaction, custom_id[len(RESUME_PREFIX) :])
+
+    async def _command(self, interaction: discord.Interaction) -> None:
+        turn, problem, files = command_turn(
+            self.runtime.commands, dict(interaction.data or {}), user_id=str(interaction.user.id),
+            delivery_id=f"discord:{interaction.id}", locale=str(interaction.locale),
+        )
+        if turn is not None and turn.command == RESET.name:
+            if interaction.guild_id is not None:
+                problem = "Each command starts its own thread, so there is nothing to reset here. In a DM with me, `/reset` starts over."
+            else:
+                await interaction.response.send_message("Starting a fresh conversation.", ephemeral=True)
+                self.tasks.spawn(self._drain(self.runtime.handle(conversation_key(interaction.channel), turn)), name="reset")
+                return
+        if turn is not None and files:
+            try:  # checked before the ack: a refused file gets its reason privately
+                for meta in files:
+                    check_text_file(str(meta.get("filename")), meta.get("size"), max_bytes=self.settings.max_attachment_bytes,
+                                    mime=str(meta.get("content_type") or ""))
+            except FileRejected as rejected:
+                problem = f"⚠️ {rejected}"
+        if problem is not None or turn is None:
+            await interaction.response.send_message(problem or "?", ephemeral=True)
+            return
+        await interaction.response.defer(thinking=True)
+        self.tasks.spawn(self._command_turn(interaction, turn, files), name=f"discord /{turn.command}")
+
+    @staticmethod
+    async def _drain(events: Any) -> None:
+        async for _ in events:
+            pass
+
+    async def _command_turn(self, interaction: discord.Interaction, turn: TurnInput, files: list[dict[str, Any]]) -> None:
+        """The deferred response becomes the root message (who asked what); in a guild a public
+        thread grows from it and holds the conversation."""
+        if files:
+            try:
+                turn = turn.but(attachments=tuple([await self._download(meta) for meta in files]))
+            except FileRejected as rejected:
+                await interaction.edit_original_response(content=f"⚠️ {rejected}")
+                return
+        asked = f"<@{interaction.user.id}> asked `/{turn.command} {turn.text}`"[:1900]
+        root = await interaction.edit_original_response(content=asked, allowed_mentions=discord.AllowedMentions.none())
+        channel: Any = interaction.channel
+        if interaction.guild_id is not None:
+            name = f"/{turn.command} {turn.text}".strip()[:THREAD_NAME_MAX] or turn.command or "conversation"
+            channel = await root.create_thread(name=name)
+            self.runtime.opened(conversation_key(channel))
+        elif channel is None:
+            channel = await interaction.user.create_dm()
+
+        async def privately(text: str) -> None:
+            await interaction.followup.send(text, ephemeral=True)
+
+        await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn), report=privately)
+
+    async def _button(self, interaction: discord.Interaction, payload: str) -> None:
+        parsed = ConversationKey.from_button_payload(payload, "discord")
+        channel = interaction.channel
+        if parsed is None or channel is None or parsed[0] != conversation_key(channel):
+            await interaction.response.send_message("That button does not belong here.", ephemeral=True)
+            return
+        key, value = parsed
+        await interaction.response.edit_message(view=None)  # answered: the buttons go, the card stays
+        events = self.runtime.resume(key, value, user_id=str(interaction.user.id), delivery_id=f"discord:{interaction.id}")
+        self.tasks.spawn(self.run_turn(channel, events), name="discord resume")
+
+    # --- messages -------------------------------------------------------------------------------
+    async def on_message(self, message: discord.Message) -> None:
+        """DMs; follow-ups in threads the bot owns; @mentions elsewhere start a thread."""
+        if message.author.bot or self.client.user is None:
+            return
+        mentioned = self.client.user in message.mentions
+        if message.guild is None:
+            channel: Any = message.channel
+        elif isinstance(message.channel, discord.Thread) and await self.runtime.owns(conversation_key(message.channel)):
+            channel = message.channel
+        elif mentioned:
+            channel = await message.create_thread(name=(self._text(message) or "conversation")[:THREAD_NAME_MAX])
+            self.runtime.opened(conversation_key(channel))
+        else:
+            return
+        self.tasks.spawn(self._message_turn(message, channel), name="discord message")
+
+    def _text(self, message: discord.Message) -> str:
+        me = str(self.client.user.id) if self.client.user else ""
+        return _MENTION.sub(lambda m: "" if m.group(1) == me else m.group(0), message.content).strip()
+
+    async def _message_turn(self, message: discord.Message, channel: Any) -> None:
+        if not await self.runtime.claim_delivery(f"discord:message:{message.id}"):
+            return  # a gateway RESUME replayed it
+        try:
+            files = tuple([
+                await self._download({"filename": a.filename, "size": a.size, "content_type": a.content_type, "url": a.url})
+                for a in message.attachments
+            ])
+        except FileRejected as rejected:
+            await channel.send(f"⚠️ {rejected}")
+            return
+        turn = self.runtime.commands.turn(self._text(message), user_id=str(message.author.id), attachments=files)
+        if turn.text or turn.attachments or turn.command:
+            await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn))
+
+    async def _download(self, meta: dict[str, Any]) -> IncomingFile:
+        name, limit, mime = str(meta.get("filename") or "file"), self.settings.max_attachment_bytes, str(meta.get("content_type") or "")
+        check_text_file(name, meta.get("size"), max_bytes=limit, mime=mime)
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        return await download_text_file(self._session, str(meta.get("url")), name, max_bytes=limit, mime=mime or "text/markdown")
+
+    async def run_turn(self, channel: Any, events: Any, *, report: Any = None) -> Any:
+        surface = DiscordSurface(channel, conversation_key(channel), report=report, edit_interval=self.settings.edit_interval)
+        return await TurnRenderer(surface).run(events)

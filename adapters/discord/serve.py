@@ -1,0 +1,110 @@
+"""Serving Discord: REST at DISCORD_API_BASE_URL, the gateway found with GET /gateway/bot there,
+one client (or an AutoShardedClient with --shards), until SIGINT/SIGTERM; and the explicit command
+sync (`--sync-commands`), never done on every connect."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import sys
+
+import discord
+import yarl
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from adapters.discord.app import DiscordBot, intents
+from adapters.discord.commands import commands_schema
+from bot.app import App
+from bot.config import ConfigError, Settings
+from bot.loop import startup_complete
+from bot.supervisor import stop_signal
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 20.0
+
+
+def point_at(settings: Settings) -> None:
+    """REST calls go to DISCORD_API_BASE_URL (a plain Client would use discord.com regardless)."""
+    Route.BASE = settings.discord_api_base_url.rstrip("/")
+
+
+async def logged_in(client: discord.Client, settings: Settings) -> None:
+    if settings.discord_bot_token is None:
+        raise ConfigError("Discord is not configured:\n  DISCORD_BOT_TOKEN: the bot token, from the developer portal → Bot")
+    point_at(settings)
+    try:
+        await client.login(settings.discord_bot_token.get_secret_value())
+    except discord.LoginFailure:
+        raise ConfigError("Discord rejected the bot token (DISCORD_BOT_TOKEN).") from None
+
+
+async def connect(client: discord.Client, settings: Settings) -> asyncio.Task[None]:
+    """Log in, find the gateway with GET /gateway/bot at the configured base, and run the
+    connection (reconnecting and resuming on its own) as a task."""
+    await logged_in(client, settings)
+    if not isinstance(client, discord.AutoShardedClient):  # it asks on its own; a plain Client never does
+        _, url, _ = await client.http.get_bot_gateway()
+        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+    return asyncio.create_task(client.connect(reconnect=True), name="discord gateway")
+
+
+async def serve(app: App, *, shards: int | None = None) -> None:
+    """Run until SIGINT/SIGTERM. A configuration problem exits with status 2 and a readable,
+    secret-free message; turns in progress get SHUTDOWN_GRACE seconds to finish."""
+    try:
+        await _serve(app, shards)
+    except ConfigError as exc:
+        print(exc, file=sys.stderr)
+        raise SystemExit(2) from None
+
+
+async def _serve(app: App, shards: int | None) -> None:
+    settings = app.settings
+    client: discord.Client = (
+        discord.AutoShardedClient(intents=intents(), shard_count=shards) if shards else discord.Client(intents=intents())
+    )
+    async with stop_signal() as stop, await app.open_runtime() as runtime:
+        bot = DiscordBot(settings, runtime, client)
+        connection: asyncio.Task[None] | None = None
+        try:
+            connection = await connect(client, settings)
+            startup_complete()
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if connection.done():
+                connection.result()  # a fatal gateway error (bad intents, token) surfaces here
+        except discord.PrivilegedIntentsRequired:
+            raise ConfigError(
+                "Discord refused the message_content intent: enable it in the developer portal (Bot → "
+                "Privileged Gateway Intents), or the bot only sees DMs and mentions."
+            ) from None
+        finally:
+            log.info("shutting down: waiting for turns in progress")
+            await bot.close(within=SHUTDOWN_GRACE)
+            await client.close()
+            if connection is not None:
+                with contextlib.suppress(Exception):
+                    await connection
+
+
+async def sync_commands(app: App, guild: str | None = None) -> int:
+    """Overwrite the application's commands with the command table (globally, or in one guild,
+    which takes effect at once: use it while developing)."""
+    client = discord.Client(intents=discord.Intents.none())
+    try:
+        await logged_in(client, app.settings)
+        assert client.application_id is not None
+        schema = commands_schema(app.commands)
+        if guild:
+            await client.http.bulk_upsert_guild_commands(client.application_id, int(guild), schema)
+        else:
+            await client.http.bulk_upsert_global_commands(client.application_id, schema)
+    finally:
+        await client.close()
+    where = f"guild {guild}" if guild else "every guild and DM (global commands may take up to an hour to show)"
+    print(f"synced {len(schema)} commands ({', '.join('/' + c['name'] for c in schema)}) to {where}")
+    return 0

@@ -1,0 +1,243 @@
+"""The Discord adapter end to end: the real discord.py client against the fake Discord on
+127.0.0.1 — slash commands in guilds and DMs, threads, follow-ups, embeds, buttons after a restart,
+command sync, replays and rate limits."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import discord
+import pytest
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from adapters.discord.app import DiscordBot, intents
+from adapters.discord.commands import commands_schema
+from adapters.discord.serve import connect, sync_commands
+from bot.agent import AgentDefinition
+from bot.app import App
+from bot.commands import CommandTable
+from bot.config import Settings, load_settings
+from bot.runtime import ConversationRuntime
+from tests.fakes.discord_api import BOT_TOKEN, CHANNEL_ID, GUILD_ID, FakeDiscordAPI
+from tests.slack.agents import CardsAgent, ReportAgent
+from tests.support.agents import ConfirmAgent
+
+ORIGINAL_BASE = Route.BASE
+ORIGINAL_GATEWAY = DiscordWebSocket.DEFAULT_GATEWAY
+
+
+@pytest.fixture(autouse=True)
+def restore_discord_globals() -> Any:
+    yield
+    Route.BASE = ORIGINAL_BASE
+    DiscordWebSocket.DEFAULT_GATEWAY = ORIGINAL_GATEWAY
+
+
+@pytest.fixture
+async def api() -> AsyncIterator[FakeDiscordAPI]:
+    async with FakeDiscordAPI() as fake:
+        yield fake
+
+
+def discord_settings(data_dir: Path, api: FakeDiscordAPI) -> Settings:
+    return load_settings(
+        CONCIERGE_DATA_DIR=data_dir, CONCIERGE_LLM="offline", DISCORD_BOT_TOKEN=BOT_TOKEN,
+        DISCORD_API_BASE_URL=api.base_url, CONCIERGE_EDIT_INTERVAL=0.2, _env_file=None,
+    )
+
+
+@dataclass
+class Running:
+    bot: DiscordBot
+    runtime: ConversationRuntime
+    client: discord.Client
+    task: asyncio.Task[None]
+
+    async def settle(self) -> None:
+        await self.bot.tasks.drain(within=20)
+
+    async def stop(self) -> None:
+        await self.bot.close(within=5)
+        await self.client.close()
+        await asyncio.gather(self.task, return_exceptions=True)
+        await self.runtime.close()
+
+
+Start = Callable[..., Any]
+
+
+async def answered(api: FakeDiscordAPI, interaction: dict[str, Any], starts: str) -> str:
+    """Wait until the command's thread (or DM) holds a bot message starting with `starts`; the root id."""
+
+    def done() -> str | None:
+        root = api.interactions[interaction["id"]].original_id
+        return root if root and any(m.content.startswith(starts) for m in api.bot_messages(root)) else None
+
+    return str(await api.wait_for(done))
+
+
+@pytest.fixture
+async def start(tmp_path: Path, api: FakeDiscordAPI) -> AsyncIterator[Start]:
+    running: list[Running] = []
+
+    async def go(agents: Sequence[AgentDefinition] | None = None) -> Running:
+        settings = discord_settings(tmp_path, api)
+        runtime = await ConversationRuntime.open(settings, agents=agents or [CardsAgent(), ReportAgent(), ConfirmAgent()])
+        client = discord.Client(intents=intents(), guild_ready_timeout=0.05)
+        ready = asyncio.Event()
+        bot = DiscordBot(settings, runtime, client)
+
+        async def on_ready() -> None:
+            await bot.on_ready()
+            ready.set()
+
+        client.event(on_ready)
+        task = await connect(client, settings)
+        await asyncio.wait_for(ready.wait(), 10)
+        run = Running(bot, runtime, client, task)
+        running.append(run)
+        return run
+
+    yield go
+    for run in reversed(running):
+        await run.stop()
+
+
+async def test_hotel_command_in_a_guild_defers_then_answers_in_a_public_thread(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start([CardsAgent(statuses=3, delay=0.25)])
+    interaction = api.slash_command("hotel", {"query": "Paris under $200"})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    await answered(api, interaction, "Turn 1")
+    await run.settle()
+
+    fake = api.interactions[interaction["id"]]
+    assert fake.response_type == 5 and fake.ack_delay is not None  # deferred, within the deadline
+    root = api.message(fake.original_id)  # type: ignore[arg-type]
+    assert not root.loading and "asked `/hotel Paris under $200`" in root.content
+    assert root.thread_id == root.id  # a public thread grown from the root message
+    thread = api.threads[root.id]
+    assert thread["type"] == 11
+    replies = api.bot_messages(root.id)
+    status = replies[0]
+    assert any("Searching hotels" in text for text in status.history)  # edited while the agent worked
+    assert status.content.startswith("Turn 1: 2 hotels for Paris under $200")
+    cards = next(m for m in replies if m.embeds)
+    assert cards.embeds[0]["title"] == "Hôtel Lumière"
+    assert any(b.get("url", "").startswith("https://www.google.com/maps") for b in cards.buttons())
+
+    # A message in the thread continues the same conversation, no mention needed.
+    await api.dispatch("MESSAGE_CREATE", api.user_message("only ones under $150", root.id))
+    await api.wait_for(lambda: any(m.content.startswith("Turn 2:") for m in api.bot_messages(root.id)))
+
+
+async def test_two_threads_stay_apart_and_a_dm_is_its_own_conversation(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    first, second = api.slash_command("hotel", {"query": "Rome"}), api.slash_command("hotel", {"query": "Oslo"})
+    await api.dispatch("INTERACTION_CREATE", first)
+    await api.dispatch("INTERACTION_CREATE", second)
+    roots = [await answered(api, first, "Turn 1"), await answered(api, second, "Turn 1")]
+    await run.settle()
+    assert roots[0] != roots[1]
+    for root, city in zip(roots, ("Rome", "Oslo"), strict=True):
+        assert any(m.content.startswith(f"Turn 1: 2 hotels for {city}") for m in api.bot_messages(root))
+
+    dm = api.dm_channel(api.alice)
+    await api.dispatch("MESSAGE_CREATE", api.user_message("hotel in Lisbon", dm["id"]))
+    await api.wait_for(lambda: any("Turn 1: 2 hotels for hotel in Lisbon" in m.content for m in api.bot_messages(dm["id"])))
+    await api.dispatch("MESSAGE_CREATE", api.user_message("and Porto?", dm["id"]))
+    await api.wait_for(lambda: any(m.content.startswith("Turn 2:") for m in api.bot_messages(dm["id"])))
+
+
+async def test_a_replayed_message_is_answered_once_and_bots_are_ignored(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    dm = api.dm_channel(api.alice)
+    event = api.user_message("hotel in Bern", dm["id"])
+    await api.dispatch("MESSAGE_CREATE", event)
+    await api.dispatch("MESSAGE_CREATE", event)  # delivered twice, as after a RESUME
+    await api.dispatch("MESSAGE_CREATE", api.user_message("hotel please", CHANNEL_ID, author=api.add_user("other-bot", bot=True)))
+    await api.wait_for(lambda: any("Turn 1" in m.content for m in api.bot_messages(dm["id"])))
+    await run.settle()
+    answers = [m for m in api.bot_messages(dm["id"]) if m.content.startswith("Turn")]
+    assert len(answers) == 1
+    assert not [m for m in api.bot_messages(CHANNEL_ID) if m.content.startswith("Turn")]
+
+
+async def test_an_empty_command_gets_a_private_usage_reply_and_starts_nothing(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    interaction = api.slash_command("hotel")
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    await api.wait_for(lambda: api.interactions[interaction["id"]].original_id)
+    await run.settle()
+    reply = api.message(api.interactions[interaction["id"]].original_id)  # type: ignore[arg-type]
+    assert reply.ephemeral and "Usage: `/hotel Paris under $200`" in reply.content
+    assert not api.threads
+
+
+async def test_proofread_with_an_attachment_sends_a_summary_embed_and_the_report_file(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    article = api.add_attachment("article.md", b"# Title\n\nSome text.\n")
+    interaction = api.slash_command("proofread", {"file": article})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    root = await answered(api, interaction, "Proofread")
+    await api.wait_for(lambda: any(m.attachments for m in api.bot_messages(root)))
+    await run.settle()
+    replies = api.bot_messages(root)
+    assert any(m.content.startswith("Proofread article.md: 3 lines") for m in replies)
+    assert any(m.embeds and m.embeds[0]["title"] == "Proofreading: article.md" for m in replies)
+    assert any(a.filename == "proofread-report.md" for m in replies for a in m.attachments)
+
+
+async def test_a_binary_attachment_is_refused_privately(api: FakeDiscordAPI, start: Start) -> None:
+    await start()
+    image = api.add_attachment("image.md", b"\x89PNG\r\n\x1a\n\x00\x00")
+    interaction = api.slash_command("proofread", {"file": image})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    await api.wait_for(lambda: any("binary" in m.content for m in api.messages(api.interactions[interaction["id"]].channel_id)))
+
+
+async def test_a_confirm_button_resumes_the_waiting_graph_after_a_restart(api: FakeDiscordAPI, start: Start) -> None:
+    first = await start()
+    interaction = api.slash_command("confirm", {"query": "empty the cart"})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    root = await answered(api, interaction, "Really empty the cart?")
+    await api.wait_for(lambda: any(m.buttons() for m in api.bot_messages(root)))
+    await first.settle()
+    card = next(m for m in api.bot_messages(root) if m.buttons())
+    confirm = next(b for b in card.buttons() if b.get("label") == "Confirm")
+    await first.stop()
+
+    second = await start()  # a new process: nothing but the button's custom_id remembers the turn
+    await api.dispatch("INTERACTION_CREATE", api.button_press(confirm["custom_id"], card))
+    await api.wait_for(lambda: any(m.content == "Decision: confirm" for m in api.bot_messages(root)))
+    await second.settle()
+    assert not api.message(card.id).buttons()  # answered: the buttons are gone
+
+
+async def test_a_rate_limited_edit_does_not_lose_the_final_text(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start([CardsAgent(statuses=6, delay=0.05)])
+    api.rate_limit("/messages/", method="PATCH", times=2, retry_after=0.3)
+    interaction = api.slash_command("hotel", {"query": "Vienna"})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    root = await answered(api, interaction, "Turn 1")
+    await run.settle()
+    status = api.bot_messages(root)[0]
+    assert status.content.startswith("Turn 1: 2 hotels for Vienna")
+    assert status.edits <= 8  # coalesced: not one edit per progress line and token
+
+
+async def test_command_sync_sends_every_command_in_the_table(api: FakeDiscordAPI, tmp_path: Path) -> None:
+    agents = [CardsAgent(), ReportAgent(), ConfirmAgent()]
+    app = App(discord_settings(tmp_path, api), agents)
+    assert await sync_commands(app, GUILD_ID) == 0
+    sent = {c["name"]: c for c in api.guild_commands[GUILD_ID]}
+    expected = commands_schema(CommandTable.of(agents))
+    assert set(sent) == {c["name"] for c in expected} == {"hotel", "proofread", "confirm", "reset", "help"}
+    assert [o["type"] for o in sent["proofread"]["options"]] == [3, 11]  # the article as text or a file
+    assert sent["hotel"]["options"][0]["required"] is True
+    assert await sync_commands(app) == 0
+    assert {c["name"] for c in api.commands} == set(sent)
