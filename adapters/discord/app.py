@@ -5,6 +5,7 @@ thread's id keys the conversation); in a DM the DM channel is the conversation."
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import re
 from typing import Any
@@ -26,6 +27,7 @@ from bot.supervisor import TaskSupervisor
 log = logging.getLogger(__name__)
 
 THREAD_NAME_MAX = 100
+PRE_ACK_DOWNLOAD = 1.5  # seconds an attached file may take to fetch before the 3 s ack deadline
 _MENTION = re.compile(r"<@!?(\d+)>")
 
 
@@ -89,12 +91,15 @@ class DiscordBot:
                 self.tasks.spawn(self._drain(self.runtime.handle(conversation_key(interaction.channel), turn)), name="reset")
                 return
         if turn is not None and files:
-            try:  # checked before the ack: a refused file gets its reason privately
-                for meta in files:
-                    check_text_file(str(meta.get("filename")), meta.get("size"), max_bytes=self.settings.max_attachment_bytes,
-                                    mime=str(meta.get("content_type") or ""))
+            # Fetched before the ack when it is quick, so a refused file gets its reason privately;
+            # a slow download goes on after the deferral.
+            try:
+                turn = turn.but(attachments=tuple(await asyncio.wait_for(self._download_all(files), PRE_ACK_DOWNLOAD)))
+                files = []
             except FileRejected as rejected:
                 problem = f"⚠️ {rejected}"
+            except TimeoutError:
+                pass
         if problem is not None or turn is None:
             await interaction.response.send_message(problem or "?", ephemeral=True)
             return
@@ -111,7 +116,7 @@ class DiscordBot:
         thread grows from it and holds the conversation."""
         if files:
             try:
-                turn = turn.but(attachments=tuple([await self._download(meta) for meta in files]))
+                turn = turn.but(attachments=tuple(await self._download_all(files)))
             except FileRejected as rejected:
                 await interaction.edit_original_response(content=f"⚠️ {rejected}")
                 return
@@ -176,6 +181,9 @@ class DiscordBot:
         turn = self.runtime.commands.turn(self._text(message), user_id=str(message.author.id), attachments=files)
         if turn.text or turn.attachments or turn.command:
             await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn))
+
+    async def _download_all(self, files: list[dict[str, Any]]) -> list[IncomingFile]:
+        return [await self._download(meta) for meta in files]
 
     async def _download(self, meta: dict[str, Any]) -> IncomingFile:
         name, limit, mime = str(meta.get("filename") or "file"), self.settings.max_attachment_bytes, str(meta.get("content_type") or "")

@@ -8,6 +8,7 @@ import asyncio
 import contextlib
 import logging
 import sys
+from typing import Any
 
 import discord
 import yarl
@@ -62,33 +63,46 @@ async def serve(app: App, *, shards: int | None = None) -> None:
 
 
 async def _serve(app: App, shards: int | None) -> None:
-    settings = app.settings
-    client: discord.Client = (
-        discord.AutoShardedClient(intents=intents(), shard_count=shards) if shards else discord.Client(intents=intents())
-    )
     async with stop_signal() as stop, await app.open_runtime() as runtime:
-        bot = DiscordBot(settings, runtime, client)
-        connection: asyncio.Task[None] | None = None
-        try:
-            connection = await connect(client, settings)
-            startup_complete()
-            stopping = asyncio.create_task(stop.wait())
-            await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
-            stopping.cancel()
-            if connection.done():
-                connection.result()  # a fatal gateway error (bad intents, token) surfaces here
-        except discord.PrivilegedIntentsRequired:
-            raise ConfigError(
-                "Discord refused the message_content intent: enable it in the developer portal (Bot → "
-                "Privileged Gateway Intents), or the bot only sees DMs and mentions."
-            ) from None
-        finally:
-            log.info("shutting down: waiting for turns in progress")
-            await bot.close(within=SHUTDOWN_GRACE)
-            await client.close()
-            if connection is not None:
-                with contextlib.suppress(Exception):
-                    await connection
+        content = True
+        while True:
+            try:
+                await _run(app, runtime, shards, stop, content=content)
+                return
+            except discord.PrivilegedIntentsRequired:
+                if not content:
+                    raise ConfigError("Discord refused the bot's gateway intents.") from None
+                log.warning(
+                    "Discord refused the message_content intent (enable it under Bot → Privileged Gateway "
+                    "Intents): running with mentions and DMs only; follow-ups in threads need a mention"
+                )
+                content = False
+
+
+async def _run(app: App, runtime: Any, shards: int | None, stop: asyncio.Event, *, content: bool) -> None:
+    settings = app.settings
+    chosen = intents()
+    chosen.message_content = content
+    client: discord.Client = (
+        discord.AutoShardedClient(intents=chosen, shard_count=shards) if shards else discord.Client(intents=chosen)
+    )
+    bot = DiscordBot(settings, runtime, client)
+    connection: asyncio.Task[None] | None = None
+    try:
+        connection = await connect(client, settings)
+        startup_complete()
+        stopping = asyncio.create_task(stop.wait())
+        await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if connection.done():
+            connection.result()  # a fatal gateway error (intents, token) surfaces here
+    finally:
+        log.info("shutting down: waiting for turns in progress")
+        await bot.close(within=SHUTDOWN_GRACE)
+        await client.close()
+        if connection is not None:
+            with contextlib.suppress(Exception):
+                await connection
 
 
 async def sync_commands(app: App, guild: str | None = None) -> int:

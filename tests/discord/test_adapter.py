@@ -17,13 +17,13 @@ from discord.http import Route
 
 from adapters.discord.app import DiscordBot, intents
 from adapters.discord.commands import commands_schema
-from adapters.discord.serve import connect, sync_commands
+from adapters.discord.serve import connect, serve, sync_commands
 from bot.agent import AgentDefinition
 from bot.app import App
 from bot.commands import CommandTable
 from bot.config import Settings, load_settings
 from bot.runtime import ConversationRuntime
-from tests.fakes.discord_api import BOT_TOKEN, CHANNEL_ID, GUILD_ID, FakeDiscordAPI
+from tests.fakes.discord_api import BOT_TOKEN, CHANNEL_ID, GUILD_ID, MESSAGE_CONTENT, FakeDiscordAPI
 from tests.slack.agents import CardsAgent, ReportAgent
 from tests.support.agents import ConfirmAgent
 
@@ -197,7 +197,10 @@ async def test_a_binary_attachment_is_refused_privately(api: FakeDiscordAPI, sta
     image = api.add_attachment("image.md", b"\x89PNG\r\n\x1a\n\x00\x00")
     interaction = api.slash_command("proofread", {"file": image})
     await api.dispatch("INTERACTION_CREATE", interaction)
-    await api.wait_for(lambda: any("binary" in m.content for m in api.messages(api.interactions[interaction["id"]].channel_id)))
+    channel = api.interactions[interaction["id"]].channel_id
+    refusal = await api.wait_for(lambda: next((m for m in api.messages(channel) if "binary" in m.content), None))
+    assert refusal.ephemeral and "`image.md` looks like a binary file" in refusal.content
+    assert api.interactions[interaction["id"]].response_type == 4 and not api.threads  # answered, not deferred
 
 
 async def test_a_confirm_button_resumes_the_waiting_graph_after_a_restart(api: FakeDiscordAPI, start: Start) -> None:
@@ -241,3 +244,21 @@ async def test_command_sync_sends_every_command_in_the_table(api: FakeDiscordAPI
     assert sent["hotel"]["options"][0]["required"] is True
     assert await sync_commands(app) == 0
     assert {c["name"] for c in api.commands} == set(sent)
+
+
+async def test_serve_answers_and_falls_back_to_mentions_without_the_message_content_intent(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    async with FakeDiscordAPI(privileged_intents=0) as api:  # the intent is off in the "developer portal"
+        app = App(discord_settings(tmp_path, api), [CardsAgent()])
+        task = asyncio.create_task(serve(app))
+        try:
+            await api.wait_for(lambda: len(api.identifies) >= 2 and api.connected())
+            assert api.identifies[0]["intents"] & MESSAGE_CONTENT and not api.identifies[-1]["intents"] & MESSAGE_CONTENT
+            interaction = api.slash_command("hotel", {"query": "Nice"})
+            await api.dispatch("INTERACTION_CREATE", interaction)
+            await answered(api, interaction, "Turn 1: 2 hotels for Nice")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    assert "message_content intent" in caplog.text

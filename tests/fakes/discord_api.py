@@ -239,7 +239,7 @@ class FakeMessage:
 
     @property
     def from_bot(self) -> bool:
-        return self.author.get("id") == BOT_USER_ID or bool(self.author.get("bot"))
+        return bool(self.author.get("bot"))
 
     def buttons(self) -> list[dict[str, Any]]:
         """Every button (type 2) in the message's components, at any depth."""
@@ -616,7 +616,7 @@ class FakeDiscordAPI:
         """A guild the bot is in, with text channels ({id: name} or names) and member user ids.
         Added while a session is connected, it arrives as GUILD_CREATE (the bot joined it)."""
         gid = guild_id or self.snowflake()
-        guild: dict[str, Any] = {"id": gid, "name": name, "channels": [], "members": [BOT_USER_ID, *members]}
+        guild: dict[str, Any] = {"id": gid, "name": name, "channels": [], "members": [self.bot_user["id"], *members]}
         self.guilds[gid] = guild
         named = channels.items() if isinstance(channels, dict) else [(None, n) for n in channels]
         for cid, cname in named:
@@ -1102,7 +1102,7 @@ class FakeDiscordAPI:
 
     def _guild_create(self, guild: dict[str, Any], intents: int) -> dict[str, Any]:
         gid = guild["id"]
-        members = guild["members"] if intents & GUILD_MEMBERS else [BOT_USER_ID]
+        members = guild["members"] if intents & GUILD_MEMBERS else [self.bot_user["id"]]
         return {
             "id": gid,
             "name": guild["name"],
@@ -1111,7 +1111,7 @@ class FakeDiscordAPI:
             "discovery_splash": None,
             "banner": None,
             "description": None,
-            "owner_id": guild["members"][1] if len(guild["members"]) > 1 else BOT_USER_ID,
+            "owner_id": guild["members"][1] if len(guild["members"]) > 1 else self.bot_user["id"],
             "region": "deprecated",
             "afk_channel_id": None,
             "afk_timeout": 300,
