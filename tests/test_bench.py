@@ -1,4 +1,4 @@
-"""The concurrency benchmark runs end to end (tiny sizes; no timing is asserted)."""
+"""Benchmarks run end to end (tiny sizes; no timing is asserted)."""
 
 from __future__ import annotations
 
@@ -24,3 +24,13 @@ def test_concurrency_benchmark_reports_every_figure(processes: str) -> None:
     assert re.search(r"runtime CPU: [\d.]+ s = [\d.]+ ms per turn", out)
     assert re.search(r"frameworks alone .*: [\d.]+ s, \d+% efficiency", out)
     assert re.search(r"bare openai SDK .*: [\d.]+ s, \d+% efficiency", out)
+
+
+def test_discord_ack_benchmark_reports_every_figure() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "discord-ack", "--commands", "4", "--turn-seconds", "0.3"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    assert re.search(r"runtime idle \(baseline\)\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms", out)
+    assert re.search(r"while 4 turns stream\s+p50\s+[\d.]+ ms", out)
+    assert re.search(r"edits per answer: median \d+", out) and re.search(r"REST calls per turn: [\d.]+", out)
