@@ -231,6 +231,8 @@ async def test_a_rate_limited_edit_does_not_lose_the_final_text(api: FakeDiscord
     status = api.bot_messages(root)[0]
     assert status.content.startswith("Turn 1: 2 hotels for Vienna")
     assert status.edits <= 8  # coalesced: not one edit per progress line and token
+    gaps = [b - a for a, b in zip(status.edit_times, status.edit_times[1:], strict=False)]
+    assert all(gap >= 0.19 for gap in gaps)  # never faster than CONCIERGE_EDIT_INTERVAL (0.2 s here)
 
 
 async def test_command_sync_sends_every_command_in_the_table(api: FakeDiscordAPI, tmp_path: Path) -> None:
@@ -262,3 +264,4 @@ async def test_serve_answers_and_falls_back_to_mentions_without_the_message_cont
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
     assert "message_content intent" in caplog.text
+
