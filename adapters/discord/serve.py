@@ -46,9 +46,9 @@ async def connect(client: discord.Client, settings: Settings) -> asyncio.Task[No
     """Log in, find the gateway with GET /gateway/bot at the configured base, and run the
     connection (reconnecting and resuming on its own) as a task."""
     await logged_in(client, settings)
-    if not isinstance(client, discord.AutoShardedClient):  # it asks on its own; a plain Client never does
-        _, url, _ = await client.http.get_bot_gateway()
-        DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
+    # A plain Client, and an AutoShardedClient given its shard count, use a hard-coded gateway.
+    _, url, _ = await client.http.get_bot_gateway()
+    DiscordWebSocket.DEFAULT_GATEWAY = yarl.URL(url)
     return asyncio.create_task(client.connect(reconnect=True), name="discord gateway")
 
 
@@ -99,10 +99,11 @@ async def _run(app: App, runtime: Any, shards: int | None, stop: asyncio.Event, 
     finally:
         log.info("shutting down: waiting for turns in progress")
         await bot.close(within=SHUTDOWN_GRACE)
-        await client.close()
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(client.close(), 10)
         if connection is not None:
             with contextlib.suppress(Exception):
-                await connection
+                await asyncio.wait_for(connection, 10)  # cancelled if it will not stop
 
 
 async def sync_commands(app: App, guild: str | None = None) -> int:

@@ -265,3 +265,22 @@ async def test_serve_answers_and_falls_back_to_mentions_without_the_message_cont
             await asyncio.gather(task, return_exceptions=True)
     assert "message_content intent" in caplog.text
 
+
+
+async def test_serve_with_shards_answers_in_every_shards_guild(tmp_path: Path) -> None:
+    async with FakeDiscordAPI(shards=2) as api:
+        other = api.add_guild("Second Guild", channels={"880000000000000001": "lobby"}, members=[api.alice["id"]])
+        app = App(discord_settings(tmp_path, api), [CardsAgent()])
+        task = asyncio.create_task(serve(app, shards=2))
+        try:
+            await api.wait_for(lambda: api.connected(0) and api.connected(1))
+            first = api.slash_command("hotel", {"query": "Graz"})
+            second = api.slash_command("hotel", {"query": "Linz"}, channel_id="880000000000000001")
+            await api.dispatch("INTERACTION_CREATE", first)
+            await api.dispatch("INTERACTION_CREATE", second)
+            await answered(api, first, "Turn 1: 2 hotels for Graz")
+            await answered(api, second, "Turn 1: 2 hotels for Linz")
+        finally:
+            task.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+    assert {i["shard"][0] for i in api.identifies} == {0, 1} and other["id"]

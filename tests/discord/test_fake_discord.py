@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import zlib
 from collections import defaultdict
@@ -384,8 +385,6 @@ async def test_files_are_uploaded_and_served(api: FakeDiscordAPI, connect: Conne
     bot = await connect(api)
     channel = bot.client.get_channel(int(CHANNEL_ID))
     assert isinstance(channel, discord.TextChannel)
-    import io
-
     sent = await channel.send("the report", file=discord.File(io.BytesIO(b"report body"), filename="report.md"))
     [stored] = api.message(sent.id).attachments
     assert (stored.filename, stored.content) == ("report.md", b"report body")

@@ -1357,6 +1357,7 @@ class FakeDiscordAPI:
             authorized = request.headers.get("Authorization") == f"Bot {self.token}"
             call = ApiCall(request.method, path, template, dict(request.query), None, headers, time.monotonic(), authorized=authorized)
             self.calls.append(call)
+            bucket_headers: dict[str, str] = {}
             try:
                 if self.latency:
                     await asyncio.sleep(self.latency)
@@ -1367,19 +1368,21 @@ class FakeDiscordAPI:
                 call.json = body
                 params = {k: v for k, v in request.match_info.items() if k != "version"}
                 fault = self._take_fault(request.method, path)
-                bucket_headers = self._bucket(request.method, template, params)
+                bucket_headers, over_limit = self._bucket(request.method, template, params)
                 if fault is not None:
                     call.status, call.response = fault.status, fault.body
                     fault_headers = {**bucket_headers, **fault.headers}
                     if fault.status == 429:
-                        fault_headers["Via"] = "1.1 google"
+                        retry = float(fault.body.get("retry_after", 0))
+                        fault_headers["X-RateLimit-Reset"] = f"{time.time() + retry:.3f}"
+                        fault_headers["Via"] = "1.1 google"  # discord.py treats a 429 without Via as a ban
                     return _json_response(fault.body, status=fault.status, headers=fault_headers)
                 if auth and not authorized:
                     raise DiscordError(401, 0, "401: Unauthorized")
-                if int(bucket_headers["X-RateLimit-Remaining"]) < 0:
+                if over_limit:
                     retry = float(bucket_headers["X-RateLimit-Reset-After"])
-                    bucket_headers.update({"X-RateLimit-Remaining": "0", "Retry-After": str(max(1, round(retry))), "X-RateLimit-Scope": "user"})
-                    raise DiscordError(429, 0, "You are being rate limited.", headers=bucket_headers) from None
+                    headers = {"Retry-After": str(max(1, round(retry))), "X-RateLimit-Scope": "user"}
+                    raise DiscordError(429, 0, "You are being rate limited.", headers=headers)
                 status, result = await handler(_Request(request.method, path, params, dict(request.query), body, files, call))
                 call.status, call.response = status, result
                 if status == 204:
@@ -1387,20 +1390,20 @@ class FakeDiscordAPI:
                 return _json_response(result, status=status, headers=bucket_headers)
             except DiscordError as exc:
                 call.status, call.response = exc.status, exc.body
-                body = exc.body
+                body, headers = exc.body, {**bucket_headers, **exc.headers}
                 if exc.status == 429:
-                    retry = float(exc.headers.get("X-RateLimit-Reset-After", "1"))
+                    retry = float(headers.get("X-RateLimit-Reset-After", "1"))
                     body = {**body, "retry_after": retry, "global": False}
                     call.response = body
-                return _json_response(body, status=exc.status, headers={"Via": "1.1 google", **exc.headers})
+                return _json_response(body, status=exc.status, headers=headers)
             finally:
                 self._changed.set()
 
         return endpoint
 
-    def _bucket(self, method: str, template: str, params: dict[str, str]) -> dict[str, str]:
-        """Counts the request against its route bucket; the headers Discord sends with the answer.
-        Remaining below zero means the request is over the limit."""
+    def _bucket(self, method: str, template: str, params: dict[str, str]) -> tuple[dict[str, str], bool]:
+        """Counts the request against its route bucket: the headers Discord sends with the answer,
+        and whether the request is over the limit."""
         major = "+".join(params[k] for k in ("channel_id", "guild_id", "application_id", "interaction_id", "token") if k in params)
         route = f"{method} {template}"
         key = f"{route}:{major}"
@@ -1412,14 +1415,15 @@ class FakeDiscordAPI:
             bucket.started, bucket.count = now, 0
         bucket.count += 1
         reset_after = max(0.0, bucket.started + self.bucket_window - now)
-        return {
+        headers = {
             "X-RateLimit-Bucket": bucket.hash,
             "X-RateLimit-Limit": str(self.bucket_limit),
-            "X-RateLimit-Remaining": str(self.bucket_limit - bucket.count),
+            "X-RateLimit-Remaining": str(max(0, self.bucket_limit - bucket.count)),
             "X-RateLimit-Reset": f"{time.time() + reset_after:.3f}",
             "X-RateLimit-Reset-After": f"{reset_after:.3f}",
             "Via": "1.1 google",
         }
+        return headers, bucket.count > self.bucket_limit
 
     async def _r_unknown(self, req: _Request) -> tuple[int, Any]:
         raise DiscordError(404, 0, "404: Not Found")
