@@ -284,3 +284,28 @@ async def test_serve_with_shards_answers_in_every_shards_guild(tmp_path: Path) -
             task.cancel()
             await asyncio.gather(task, return_exceptions=True)
     assert {i["shard"][0] for i in api.identifies} == {0, 1} and other["id"]
+
+
+async def test_a_mention_in_a_channel_starts_a_thread_from_that_message(api: FakeDiscordAPI, start: Start) -> None:
+    await start()
+    event = api.user_message(f"<@{api.bot_user['id']}> a hotel in Kyiv", CHANNEL_ID, mentions=[api.bot_user])
+    await api.dispatch("MESSAGE_CREATE", event)
+    thread = event["id"]  # a thread grown from a message has the message's id
+    await api.wait_for(lambda: any(m.content.startswith("Turn 1: 2 hotels for a hotel in Kyiv") for m in api.bot_messages(thread)))
+    assert api.threads[thread]["type"] == 11
+    await api.dispatch("MESSAGE_CREATE", api.user_message("hotel in Lviv", CHANNEL_ID))  # no mention: not for the bot
+    await api.dispatch("MESSAGE_CREATE", api.user_message("and cheaper?", thread))  # its thread: no mention needed
+    await api.wait_for(lambda: any(m.content.startswith("Turn 2:") for m in api.bot_messages(thread)))
+    assert not [m for m in api.bot_messages(CHANNEL_ID) if "Lviv" in m.content]
+
+
+async def test_a_long_answer_is_split_at_discords_limit_on_paragraphs(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start([CardsAgent(answer_chars=6000)])
+    interaction = api.slash_command("hotel", {"query": "Split"})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    root = await answered(api, interaction, "Turn 1")
+    await api.wait_for(lambda: any(m.embeds for m in api.bot_messages(root)))
+    await run.settle()
+    parts = [m.content for m in api.bot_messages(root) if not m.embeds]
+    assert len(parts) >= 4 and all(len(p) <= 2000 for p in parts)
+    assert all(p.startswith(("Turn 1", "Paragraph")) for p in parts)  # cut between paragraphs
