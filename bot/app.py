@@ -8,6 +8,7 @@ import contextlib
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from bot.agent import AgentDefinition, AgentEnv, CliCommand
@@ -25,7 +26,7 @@ class App:
     agents: Sequence[AgentDefinition]
     cli: Sequence[CliCommand] = ()  # the platforms' commands; agents' are added by cli_commands()
 
-    @property
+    @cached_property
     def commands(self) -> CommandTable:
         return CommandTable.of(self.agents)
 

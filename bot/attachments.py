@@ -7,7 +7,7 @@ from pathlib import PurePosixPath
 
 import aiohttp
 
-from bot.agent import IncomingFile
+from bot.agent import BadInput, IncomingFile
 
 TEXT_SUFFIXES = (".md", ".markdown", ".mdown", ".txt")
 TEXT_KINDS = ("markdown", "text", "md")  # platforms' own file-type names
@@ -66,6 +66,6 @@ async def download_text_file(
     file = IncomingFile(filename=name, content=bytes(content), mime_type=mime)
     try:
         file.text()
-    except Exception as exc:  # BadInput: binary or not UTF-8
+    except BadInput as exc:  # binary or not UTF-8
         raise FileRejected(f"{exc} Please share a Markdown or text file saved as UTF-8.") from None
     return file

@@ -102,11 +102,13 @@ class CommandTable:
         """A typed line ("/hotel Paris") as (command name, the rest); (None, line) without one.
         For surfaces where commands are typed as text (the console); an unknown name is kept so
         the runtime can say it does not know it."""
-        if not line.startswith("/"):
+        from bot.agent import TurnInput
+
+        typed = TurnInput.typed(line)
+        if typed.command is None:
             return None, line
-        head, _, rest = line.partition(" ")
-        command = self.get(head)
-        return (command.name if command else head.lstrip("/").lower()), rest.strip()
+        known = self.get(typed.command)
+        return (known.name if known else typed.command), typed.text
 
     def turn(self, line: str, **fields: Any) -> TurnInput:
         """A message as a turn: a known command at its start becomes the turn's command ("/hotel

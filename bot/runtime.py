@@ -77,6 +77,8 @@ class ConversationRuntime:
         checkpoints: Checkpoints,
         models: ModelProvider,
         agents: Sequence[AgentDefinition],
+        *,
+        agent_settings: dict[str, Any] | None = None,
     ) -> None:
         self.settings = settings
         self.app_db = app_db
@@ -87,7 +89,8 @@ class ConversationRuntime:
         self._graphs: dict[str, CompiledStateGraph] = {}
         self._locks = _FifoLocks()
         self._opened: collections.deque[str] = collections.deque(maxlen=1000)
-        self._agent_settings = {agent.name: agent.load_settings() for agent in agents}
+        # Each agent's own settings, loaded once (open() loads them before it opens anything).
+        self._agent_settings = agent_settings if agent_settings is not None else {a.name: a.load_settings() for a in agents}
         # Threads found in flight at start-up: the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
         self._owns_models = False
@@ -102,15 +105,17 @@ class ConversationRuntime:
         models: ModelProvider | None = None,
     ) -> ConversationRuntime:
         """A runtime over `agents` (the composition root passes them; the core knows none)."""
-        for agent in agents:
-            agent.load_settings()  # a bad agent setting fails here, before anything is opened
+        agent_settings = {agent.name: agent.load_settings() for agent in agents}  # a bad one fails here
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         checkpoints = await Checkpoints.open(settings)
         app_db = await AppDatabase.open(
             settings.resolved_database_url, share=checkpoints, lock_ttl=settings.turn_deadline + 60
         )
         skills = [skill for agent in agents for skill in agent.offline_skills]
-        runtime = cls(settings, app_db, checkpoints, models or ModelProvider.from_settings(settings, skills=skills), agents)
+        runtime = cls(
+            settings, app_db, checkpoints, models or ModelProvider.from_settings(settings, skills=skills), agents,
+            agent_settings=agent_settings,
+        )
         runtime._owns_models = models is None
         try:
             await runtime._recover()

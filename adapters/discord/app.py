@@ -100,8 +100,8 @@ class DiscordBot:
                 problem = f"⚠️ {rejected}"
             except TimeoutError:
                 pass
-        if problem is not None or turn is None:
-            await interaction.response.send_message(problem or "?", ephemeral=True)
+        if problem is not None or turn is None:  # command_turn gives one or the other
+            await interaction.response.send_message(problem or self.runtime.commands.help_text(), ephemeral=True)
             return
         await interaction.response.defer(thinking=True)
         self.tasks.spawn(self._command_turn(interaction, turn, files), name=f"discord /{turn.command}")
