@@ -183,5 +183,10 @@ class AgentDefinition(ABC):
         """The Final event for a graph paused on `interrupt(value)`; buttons carry resume values."""
         return Final(text=str(value), data={"awaiting_input": True})
 
+    def resume_value(self, turn: TurnInput, pending: Any) -> Any | None:
+        """The resume value when the next message in a conversation paused on `interrupt(pending)`
+        answers it (e.g. "yes"); None runs the message as a new turn, which drops the pause."""
+        return None
+
     async def close(self) -> None:
         """Release resources opened in build()."""

@@ -40,6 +40,7 @@ log = logging.getLogger(__name__)
 RECURSION_LIMIT = 25
 PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after each one
 INTERRUPT = "__interrupt__"
+AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the user's answer
 
 
 class _FifoLocks:
@@ -229,10 +230,16 @@ class ConversationRuntime:
     async def resume(
         self, key: ConversationKey, value: str, *, user_id: str = "user", delivery_id: str | None = None
     ) -> AsyncIterator[StreamEvent]:
-        """Answer a graph paused on interrupt() (a button press). Yields nothing when nothing is pending."""
+        """A button press: answer a graph paused on interrupt() with `value` (nothing happens when
+        nothing is pending), or, for a value that is a command line ("/shop add P1 to my cart"),
+        run it as the user's next message in the conversation."""
         if delivery_id is not None and not await self.claim_delivery(delivery_id):
             return
         async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+            if value.startswith("/"):
+                async for event in self._turn(key, TurnInput.typed(value, user_id=user_id)):
+                    yield event
+                return
             record = await self.app_db.get_thread(key.thread_id)
             if record is None or record.agent is None or record.agent not in self._agents:
                 return
@@ -313,13 +320,20 @@ class ConversationRuntime:
             if agent is None:
                 yield Final(text=self.commands.help_text())  # no agent claims the text, no small-talk agent
                 return
+        graph = await self._graph(agent)
+        config = self._config(key, agent, record.generation)
+        if record.note == AWAITING and record.agent == agent.name:
+            snapshot = await graph.aget_state(config)
+            value = agent.resume_value(turn, snapshot.interrupts[0].value) if snapshot.interrupts else None
+            if value is not None:  # the message answers the question the graph is waiting on
+                async for event in self._run(key, agent, graph, config, record, Command(resume=value), user_text=turn.text):
+                    yield event
+                return
         try:
             turn_input = agent.turn_input(turn)
         except BadInput as exc:
             yield Failure(kind="bad_input", user_message=str(exc))
             return
-        graph = await self._graph(agent)
-        config = self._config(key, agent, record.generation)
         if record.state != TurnState.IDLE or record.agent != agent.name:
             turn_input = await self._repair(graph, config, turn_input)
         async for event in self._run(key, agent, graph, config, record, turn_input, user_text=turn.text):
@@ -406,7 +420,8 @@ class ConversationRuntime:
         try:
             yield final
         finally:
-            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None)
+            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None,
+                                   note=AWAITING if outcome.interrupts else None)
             if turn_no % PRUNE_EVERY == 0:
                 await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
             log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)

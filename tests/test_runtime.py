@@ -147,6 +147,51 @@ async def test_button_press_resumes_the_interrupted_graph_once(runtime: Conversa
     assert await collect(runtime.resume(key, "confirm", delivery_id="press-2")) == []
 
 
+async def test_next_message_answers_the_waiting_question(runtime: ConversationRuntime) -> None:
+    key = ConversationKey.console("confirm-by-message")
+    await collect(runtime.handle(key, TurnInput.typed("/confirm empty the cart")))
+    answered = await collect(runtime.handle(key, TurnInput.typed("confirm")))
+    assert isinstance(answered[-1], Final) and answered[-1].data == {"decision": "confirm"}
+    # Answered once: the same word now starts a new request, which asks again.
+    again = await collect(runtime.handle(key, TurnInput.typed("confirm")))
+    assert isinstance(again[-1], Final) and again[-1].text == "Really confirm?"
+
+
+async def test_a_message_that_is_no_answer_starts_a_new_turn_and_drops_the_question(
+    runtime: ConversationRuntime,
+) -> None:
+    key = ConversationKey.console("confirm-moved-on")
+    await collect(runtime.handle(key, TurnInput.typed("/confirm delete everything")))
+    moved_on = await collect(runtime.handle(key, TurnInput.typed("rename the list")))
+    assert isinstance(moved_on[-1], Final) and moved_on[-1].text == "Really rename the list?"
+    answered = await collect(runtime.resume(key, "cancel"))
+    assert isinstance(answered[-1], Final) and answered[-1].data == {"decision": "cancel"}
+    assert await collect(runtime.resume(key, "confirm")) == []  # "delete everything" is gone
+
+
+async def test_a_command_button_runs_the_command_in_the_conversation(runtime: ConversationRuntime) -> None:
+    key = ConversationKey.console("command-button")
+    await collect(runtime.handle(key, TurnInput.typed("/echo hello")))
+    pressed = await collect(runtime.resume(key, "/confirm launch", user_id="u1", delivery_id="press-9"))
+    assert isinstance(pressed[-1], Final) and pressed[-1].text == "Really launch?"
+    assert await collect(runtime.resume(key, "/confirm launch", delivery_id="press-9")) == []  # a retried press
+
+
+async def test_a_waiting_question_survives_a_restart(settings: Settings) -> None:
+    key = ConversationKey.console("confirm-restart")
+    first = await ConversationRuntime.open(settings, agents=[EchoAgent(), ConfirmAgent()])
+    try:
+        await collect(first.handle(key, TurnInput.typed("/confirm ship it")))
+    finally:
+        await first.close()
+    second = await ConversationRuntime.open(settings, agents=[EchoAgent(), ConfirmAgent()])
+    try:
+        answered = await collect(second.handle(key, TurnInput.typed("confirm")))
+    finally:
+        await second.close()
+    assert isinstance(answered[-1], Final) and answered[-1].data == {"decision": "confirm"}
+
+
 async def test_failing_tool_is_retried_once_then_degraded(runtime: ConversationRuntime) -> None:
     support.TOOL_FAILURES["remaining"] = 1
     events = await collect(runtime.handle(ConversationKey.console("tool1"), TurnInput.typed("/echo look up flaky")))

@@ -18,7 +18,9 @@ def _ask_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--user", default="console-user", help="user id")
     parser.add_argument("--attach", action="append", default=[], metavar="PATH", help="attach a file")
     parser.add_argument("--json", action="store_true", help="print one JSON object per stream event")
-    parser.add_argument("text", nargs="+", help="the message, e.g. '/hotel Paris next weekend'")
+    parser.add_argument("--resume", metavar="VALUE",
+                        help="answer the question the conversation (--thread) is waiting on, as a button press would")
+    parser.add_argument("text", nargs="*", help="the message, e.g. '/hotel Paris next weekend'")
 
 
 async def _console(app: Any, args: argparse.Namespace) -> int:
@@ -30,7 +32,14 @@ async def _console(app: Any, args: argparse.Namespace) -> int:
 async def _ask(app: Any, args: argparse.Namespace) -> int:
     from adapters.console.app import ask
 
-    return await ask(app, " ".join(args.text), thread=args.thread, user=args.user, attach=args.attach, as_json=args.json)
+    if args.resume is None and not args.text:
+        print("ask: give a message, or --resume VALUE with --thread")
+        return 2
+    if args.resume is not None and (args.text or not args.thread):
+        print("ask: --resume answers a waiting conversation: give --thread NAME and no message")
+        return 2
+    return await ask(app, " ".join(args.text), thread=args.thread, user=args.user, attach=args.attach,
+                     as_json=args.json, resume=args.resume)
 
 
 CLI_COMMANDS = (

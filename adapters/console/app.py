@@ -9,14 +9,14 @@ import mimetypes
 import shutil
 import sys
 import uuid
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
 from typing import TextIO
 
 from bot.agent import IncomingFile, TurnInput
 from bot.app import App
 from bot.conversation import ConversationKey
-from bot.events import Attachment, Card, Failure, Final
+from bot.events import Attachment, Card, Failure, Final, StreamEvent
 from bot.render import Surface, TurnRenderer
 
 
@@ -108,10 +108,22 @@ def _surface(app: App, key: ConversationKey, out: TextIO) -> TerminalSurface:
     return TerminalSurface(out, app.settings.data_dir / "files" / key.thread_id.replace(":", "_"))
 
 
+async def _or_nothing_waiting(events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
+    empty = True
+    async for event in events:
+        empty = False
+        yield event
+    if empty:
+        yield Failure(kind="bad_input", user_message="Nothing in this conversation is waiting for an answer.")
+
+
 async def ask(
-    app: App, text: str, *, thread: str | None, user: str, attach: list[str], as_json: bool, out: TextIO = sys.stdout
+    app: App, text: str, *, thread: str | None, user: str, attach: list[str], as_json: bool,
+    resume: str | None = None, out: TextIO = sys.stdout,
 ) -> int:
-    """One turn, then exit: 0 after a Final, 1 after a Failure; `as_json` prints each event."""
+    """One turn, then exit: 0 after a Final, 1 after a Failure; `as_json` prints each event.
+    `resume` answers the question the conversation is waiting on (as a button press would); 1 when
+    nothing is waiting."""
     try:
         files = tuple(load_attachment(p) for p in attach)
     except OSError as exc:
@@ -119,7 +131,10 @@ async def ask(
         return 2
     key = ConversationKey.console(thread or f"ask-{uuid.uuid4().hex[:12]}")
     async with await app.open_runtime() as runtime:
-        events = runtime.handle(key, TurnInput.typed(text, user_id=user, attachments=files))
+        if resume is not None:
+            events = _or_nothing_waiting(runtime.resume(key, resume, user_id=user))
+        else:
+            events = runtime.handle(key, TurnInput.typed(text, user_id=user, attachments=files))
         if not as_json:
             return 0 if isinstance(await TurnRenderer(_surface(app, key, out), working="").run(events), Final) else 1
         last = None

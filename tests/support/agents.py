@@ -124,6 +124,9 @@ class ConfirmAgent(AgentDefinition):
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         return {"request": turn.text, "decision": ""}
 
+    def resume_value(self, turn: TurnInput, pending: Any) -> str | None:
+        return turn.text if turn.text in ("confirm", "cancel") else None
+
     def interrupted(self, value: Any) -> Final:
         return Final(
             text=value["question"],
