@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-import asyncio
 import itertools
 import json
 import math
 import time
-from collections.abc import Awaitable, Callable, Iterable, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
-from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agents.hotel import geo
-from bot.sqlite import SqliteThread
+from bot.sqldb import Database, DatabaseError, Transaction, open_database
 
 MAX_NIGHTS = 60
 
@@ -51,8 +49,8 @@ def normalize_amenity(text: str) -> str:
     return _AMENITY_ALIASES.get(key, key)
 
 
-class HotelStoreError(Exception):
-    """The hotel database could not be reached or used."""
+class HotelStoreError(DatabaseError):
+    """The hotel database could not be reached or used (a `DatabaseError` raised while opening it)."""
 
 
 # --- models at the boundary ----------------------------------------------------------------
@@ -222,132 +220,6 @@ _SORTS = {
 # --- database access ------------------------------------------------------------------------
 
 
-class _Transaction:
-    """The two statement kinds a write needs, with `?` placeholders on both backends."""
-
-    def __init__(self, cursor: Any, placeholder: str):
-        self._cursor = cursor
-        self._placeholder = placeholder
-
-    def _sql(self, sql: str) -> str:
-        return sql if self._placeholder == "?" else sql.replace("?", self._placeholder)
-
-    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        await self._cursor.execute(self._sql(sql), params)
-
-    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        await self._cursor.executemany(self._sql(sql), rows)
-
-
-class _SqliteCursor:
-    """`execute`/`executemany` on a SQLite thread's connection, inside the caller's transaction."""
-
-    def __init__(self, worker: SqliteThread):
-        self._worker = worker
-
-    async def execute(self, sql: str, params: Sequence[Any] = ()) -> None:
-        await self._worker.run(self._worker.conn.execute, sql, params)
-
-    async def executemany(self, sql: str, rows: Sequence[Sequence[Any]]) -> None:
-        await self._worker.run(self._worker.conn.executemany, sql, rows)
-
-
-class _Database:
-    dialect: Literal["sqlite", "postgresql"]
-
-    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        raise NotImplementedError
-
-    async def transaction(self, work: Callable[[_Transaction], Awaitable[None]]) -> None:
-        raise NotImplementedError
-
-    async def close(self) -> None:
-        raise NotImplementedError
-
-    def night(self, value: date) -> Any:
-        return value
-
-
-class _SqliteDatabase(_Database):
-    """One writer and one reader connection, each on its own thread (bot/sqlite.py): with WAL,
-    reads never wait for writes, and the event loop never waits for either."""
-
-    dialect = "sqlite"
-
-    def __init__(self, reader: SqliteThread, writer: SqliteThread):
-        self._reader = reader
-        self._writer = writer
-        self._write_lock = asyncio.Lock()
-
-    @classmethod
-    async def open(cls, path: str) -> _SqliteDatabase:
-        if path in ("", ":memory:"):
-            raise HotelStoreError("the hotel store needs a file: sqlite:///PATH")
-        writer = await SqliteThread.open(Path(path), busy_timeout=10, autocommit=True)
-        reader = await SqliteThread.open(Path(path), busy_timeout=10, autocommit=True)
-        await writer.execute("PRAGMA synchronous = NORMAL")
-        return cls(reader, writer)
-
-    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        def rows() -> list[tuple[Any, ...]]:
-            return [tuple(row) for row in self._reader.conn.execute(sql, params).fetchall()]
-
-        return await self._reader.run(rows)
-
-    async def transaction(self, work: Callable[[_Transaction], Awaitable[None]]) -> None:
-        async with self._write_lock:  # the writer connection runs one transaction at a time
-            await self._writer.run(self._writer.conn.execute, "BEGIN IMMEDIATE")  # not .execute: it commits
-            try:
-                await work(_Transaction(_SqliteCursor(self._writer), "?"))
-            except BaseException:
-                await self._writer.run(self._writer.conn.rollback)
-                raise
-            await self._writer.run(self._writer.conn.commit)
-
-    async def close(self) -> None:
-        try:
-            await self._reader.close()
-        finally:
-            await self._writer.close()
-
-    def night(self, value: date) -> Any:
-        return value.isoformat()
-
-
-class _PostgresDatabase(_Database):
-    dialect = "postgresql"
-
-    def __init__(self, pool: Any):
-        self._pool = pool
-
-    @classmethod
-    async def open(cls, url: str) -> _PostgresDatabase:
-        from psycopg_pool import AsyncConnectionPool
-
-        pool = AsyncConnectionPool(
-            url, min_size=1, max_size=4, open=False, kwargs={"autocommit": True}
-        )
-        try:
-            await pool.open(wait=True, timeout=10)
-        except Exception as exc:
-            await pool.close()
-            raise HotelStoreError(f"cannot connect to PostgreSQL: {type(exc).__name__}") from exc
-        return cls(pool)
-
-    async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        async with self._pool.connection() as conn:
-            cursor = await conn.execute(sql.replace("?", "%s"), params)
-            return list(await cursor.fetchall())
-
-    async def transaction(self, work: Callable[[_Transaction], Awaitable[None]]) -> None:
-        async with self._pool.connection() as conn, conn.transaction():
-            async with conn.cursor() as cursor:
-                await work(_Transaction(cursor, "%s"))
-
-    async def close(self) -> None:
-        await self._pool.close()
-
-
 @dataclass
 class _StayStats:
     hotel: Hotel
@@ -415,7 +287,7 @@ def price_bands(city: str) -> list[tuple[str, float, float | None]]:
 class HotelStore:
     """Queries the agent runs, and the writes the seeder and the refresh worker make."""
 
-    def __init__(self, db: _Database):
+    def __init__(self, db: Database):
         self._db = db
 
     @property
@@ -425,12 +297,10 @@ class HotelStore:
     @classmethod
     async def open(cls, database_url: str, *, create: bool = True) -> HotelStore:
         """Open `sqlite:///path/to.db` or `postgresql://…`; creates the tables unless `create` is False."""
-        if database_url.startswith("sqlite:///"):
-            db: _Database = await _SqliteDatabase.open(database_url.removeprefix("sqlite:///"))
-        elif database_url.startswith(("postgresql://", "postgres://")):
-            db = await _PostgresDatabase.open(database_url)
-        else:
-            raise HotelStoreError("database URL must be sqlite:///PATH or postgresql://…")
+        try:
+            db = await open_database(database_url, name="hotel store")
+        except DatabaseError as exc:  # callers catch the hotel's own error type
+            raise HotelStoreError(str(exc)) from exc
         store = cls(db)
         if create:
             try:
@@ -447,7 +317,7 @@ class HotelStore:
         """Create tables and indexes; safe to call from several processes at once."""
         tables = _SQLITE_TABLES if self.dialect == "sqlite" else _POSTGRES_TABLES
 
-        async def create(tx: _Transaction) -> None:
+        async def create(tx: Transaction) -> None:
             if self.dialect == "postgresql":
                 # Concurrent CREATE … IF NOT EXISTS can still collide in the catalog.
                 await tx.execute("SELECT pg_advisory_xact_lock(7215301)")
@@ -463,7 +333,7 @@ class HotelStore:
         return rows[0][0] if rows else None
 
     async def set_meta(self, key: str, value: str) -> None:
-        async def write(tx: _Transaction) -> None:
+        async def write(tx: Transaction) -> None:
             await tx.execute(
                 "INSERT INTO hotel_meta (key, value) VALUES (?, ?) "
                 "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
@@ -518,7 +388,7 @@ class HotelStore:
                 "SELECT hotel_id, night, price, available FROM hotel_availability "
                 f"WHERE hotel_id IN ({_placeholders(len(chunk))}) AND night >= ? AND night < ? "
                 "ORDER BY hotel_id, night",
-                (*chunk, self._db.night(start), self._db.night(end)),
+                (*chunk, self._db.date_value(start), self._db.date_value(end)),
             )
             rows.extend(
                 AvailabilityRow(hotel_id=h, date=_as_date(n), price=float(p), available=bool(a))
@@ -551,7 +421,7 @@ class HotelStore:
             )
             params.extend(q.amenities)
             params.append(len(q.amenities))
-        params.extend((self._db.night(q.check_in), self._db.night(q.check_out)))
+        params.extend((self._db.date_value(q.check_in), self._db.date_value(q.check_out)))
 
         having: list[str] = []
         if q.min_price is not None or q.max_price is not None:
@@ -657,7 +527,7 @@ class HotelStore:
             )
             SELECT {_HOTEL_SELECT}, stay.nights_known, stay.nights_open, stay.avg_price, stay.total_price
             FROM stay JOIN hotels h ON h.id = stay.hotel_id ORDER BY h.id""",
-            (city, self._db.night(check_in), self._db.night(check_out)),
+            (city, self._db.date_value(check_in), self._db.date_value(check_out)),
         )
         return [self._stats(row) for row in rows]
 
@@ -686,7 +556,7 @@ class HotelStore:
             "SELECT hotel_id, night, price, available FROM hotel_availability "
             f"WHERE hotel_id IN ({_placeholders(len(ids))}) AND night >= ? AND night < ? "
             "ORDER BY hotel_id, night",
-            (*ids, self._db.night(check_in), self._db.night(check_out)),
+            (*ids, self._db.date_value(check_in), self._db.date_value(check_out)),
         )
         nightly: dict[str, dict[date, tuple[float, bool]]] = {}
         for hotel_id, night, price, available in rows:
@@ -725,7 +595,7 @@ class HotelStore:
             amenity_rows = [(h.id, a) for h in batch for a in dict.fromkeys(h.amenities)]
             ids = [h.id for h in batch]
 
-            async def write(tx: _Transaction, hotel_rows=hotel_rows, amenity_rows=amenity_rows, ids=ids) -> None:
+            async def write(tx: Transaction, hotel_rows=hotel_rows, amenity_rows=amenity_rows, ids=ids) -> None:
                 await tx.executemany(_UPSERT_HOTEL, hotel_rows)
                 await tx.execute(
                     f"DELETE FROM hotel_amenities WHERE hotel_id IN ({_placeholders(len(ids))})", ids
@@ -748,12 +618,12 @@ class HotelStore:
                     [now] * len(batch),
                 )
 
-                async def write(tx: _Transaction, columns=columns) -> None:
+                async def write(tx: Transaction, columns=columns) -> None:
                     await tx.execute(_UPSERT_AVAILABILITY_POSTGRES, columns)
             else:
                 values = [(r.hotel_id, r.date.isoformat(), r.price, int(r.available), now) for r in batch]
 
-                async def write(tx: _Transaction, values=values) -> None:  # type: ignore[misc]
+                async def write(tx: Transaction, values=values) -> None:  # type: ignore[misc]
                     await tx.executemany(_UPSERT_AVAILABILITY_SQLITE, values)
 
             await self._db.transaction(write)
@@ -762,11 +632,11 @@ class HotelStore:
     async def prune_availability(self, before: date) -> int:
         """Forget nights before `before`; returns how many were deleted."""
         rows = await self._db.fetch(
-            "SELECT COUNT(*) FROM hotel_availability WHERE night < ?", (self._db.night(before),)
+            "SELECT COUNT(*) FROM hotel_availability WHERE night < ?", (self._db.date_value(before),)
         )
 
-        async def delete(tx: _Transaction) -> None:
-            await tx.execute("DELETE FROM hotel_availability WHERE night < ?", (self._db.night(before),))
+        async def delete(tx: Transaction) -> None:
+            await tx.execute("DELETE FROM hotel_availability WHERE night < ?", (self._db.date_value(before),))
 
         if rows[0][0]:
             await self._db.transaction(delete)

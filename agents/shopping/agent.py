@@ -1,0 +1,281 @@
+"""ShopAgent: the /shop command's contract with the runtime — settings, demo data, ingestion
+(CLI and worker), the offline skill, the turn's input, and the answer (product and cart cards)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+from collections.abc import Callable
+from datetime import date, datetime
+from pathlib import Path
+from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from langgraph.graph.state import CompiledStateGraph
+
+from agents.shopping.graph import build_graph, is_japanese
+from agents.shopping.intents import yes_or_no
+from agents.shopping.offline import ShopSkill
+from agents.shopping.render import RATES, cart_card, pending_card, price_text, product_card
+from agents.shopping.settings import ShopSettings
+from agents.shopping.state import new_turn
+from agents.shopping.tools import ShopServices, status
+from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, TurnInput, WorkerJob
+from bot.config import Settings, load
+from bot.events import Card, Final
+
+log = logging.getLogger(__name__)
+
+
+def today_in(timezone: str) -> date:
+    try:
+        return datetime.now(ZoneInfo(timezone)).date()
+    except (ZoneInfoNotFoundError, ValueError):
+        return datetime.now(ZoneInfo("UTC")).date()
+
+
+async def open_catalog(settings: Settings) -> Any:
+    from agents.shopping.catalog import CatalogStore
+
+    return await CatalogStore.open(settings.resolved_database_url)
+
+
+async def open_review_index(settings: Settings, shop: ShopSettings) -> Any:
+    from agents.shopping.embeddings import make_embeddings
+    from agents.shopping.reviews import ReviewIndex
+
+    return await ReviewIndex.open(
+        embeddings=make_embeddings(shop),
+        path=None if shop.qdrant_url else (shop.qdrant_path or settings.data_dir / "qdrant"),
+        url=shop.qdrant_url,
+        api_key=shop.qdrant_api_key.get_secret_value() if shop.qdrant_api_key else None,
+    )
+
+
+async def seed_demo(store: Any) -> str | None:
+    """The demo catalog and its reviews' text (embedding happens per product on first use, or all
+    at once with `python -m bot data seed`)."""
+    from agents.shopping.demo import demo_catalog, seed_catalog
+    from agents.shopping.demo_reviews import generate_reviews
+
+    if await store.is_seeded():
+        return None
+    catalog = demo_catalog()
+    written = await seed_catalog(store, catalog)
+    changed, _ = await store.upsert_reviews(generate_reviews(catalog.products))
+    await store.update_ratings()
+    await store.mark_seeded()
+    return f"shop: {written} catalog rows, {changed} reviews"
+
+
+class SeedOnce:
+    """Seeds an empty catalog on the first /shop request, not at start-up."""
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+        self._lock = asyncio.Lock()
+        self._done = False
+
+    async def __call__(self) -> None:
+        if self._done:
+            return
+        async with self._lock:
+            if not self._done:
+                if not await self.store.is_seeded():
+                    status("Preparing the shop catalog (first use)…")
+                    await seed_demo(self.store)
+                self._done = True
+
+
+async def ingest(kind: str, path: Path, settings: Settings, shop: ShopSettings, *, store: Any = None) -> str:
+    """`data ingest catalog|reviews PATH`: validate, load, embed new reviews; a summary line."""
+    from agents.shopping.ingest import ingest_catalog, ingest_reviews_records
+
+    own = store is None
+    store = store or await open_catalog(settings)
+    try:
+        if kind == "catalog":
+            return "catalog: " + (await ingest_catalog(store, path)).summary()
+        report = await ingest_reviews_records(store, path)
+        await store.update_ratings()
+        index = await open_review_index(settings, shop)
+        try:
+            embedded = await index.sync(store)
+        finally:
+            await index.close()
+        return f"reviews: {report.summary()}; embedded {embedded}"
+    finally:
+        if own:
+            await store.close()
+
+
+def _ingest_args(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("kind", choices=("catalog", "reviews"), help="what the files hold")
+    parser.add_argument("path", type=Path, help="a .jsonl or .csv file, or a directory of them")
+
+
+class ShopAgent(AgentDefinition):
+    name = "shop"
+    command = "/shop"
+    summary = "Find products, read reviews, check stock near you, use coupons and fill your cart"
+    usage = "wireless earbuds under $100"
+    intent_words = (
+        "buy", "cart", "coupon", "in stock", "earbuds", "headphones", "laptop", "shoes", "sneakers",
+        "product", "shopping", "review", "カート", "買", "イヤホン", "クーポン", "在庫", "商品",
+    )
+    settings_model = ShopSettings
+    offline_skills = (ShopSkill(),)
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[str], date] = today_in,
+        store: Any = None,
+        reviews: Any = None,
+        settings: ShopSettings | None = None,
+        force_react: bool | None = None,
+    ) -> None:
+        """`store` (a CatalogStore) and `reviews` (a ReviewIndex) replace the ones the settings
+        open (the caller closes them); `force_react` routes every intent through the ReAct agent."""
+        self.clock = clock
+        self.store = store
+        self.reviews = reviews
+        self.settings = settings
+        self.force_react = force_react
+        self._services: list[ShopServices] = []
+        self._opened: list[Any] = []
+
+    def load_settings(self) -> ShopSettings:
+        return self.settings or load(ShopSettings)
+
+    def cli_commands(self) -> list[CliCommand]:
+        async def run(app: Any, args: argparse.Namespace) -> int:
+            from agents.shopping.ingest import IngestError
+
+            try:
+                print(await ingest(args.kind, args.path, app.settings, self.load_settings()))
+            except (IngestError, OSError) as exc:
+                print(f"cannot ingest {args.path}: {exc}")
+                return 2
+            return 0
+
+        return [CliCommand("ingest", "load catalog or review files (JSONL/CSV) into /shop", run, _ingest_args, group="data")]
+
+    async def seed(self, env: AgentEnv) -> str | None:
+        store = await open_catalog(env.settings)
+        try:
+            line = await seed_demo(store)
+            if line is None:
+                return None
+            index = await open_review_index(env.settings, env.agent_settings or self.load_settings())
+            try:
+                embedded = await index.sync(store)
+            finally:
+                await index.close()
+            return f"{line} ({embedded} embedded)"
+        finally:
+            await store.close()
+
+    def worker_jobs(self, env: AgentEnv) -> list[WorkerJob]:
+        shop: ShopSettings = env.agent_settings or self.load_settings()
+        if shop.drop_dir is None:
+            return []
+        drop = shop.drop_dir
+
+        def job(kind: str, interval: float) -> WorkerJob:
+            async def run(stop: asyncio.Event) -> None:
+                while not stop.is_set():
+                    folder = drop / kind
+                    if folder.is_dir() and any(folder.iterdir()):
+                        try:
+                            log.info("%s", await ingest(kind, folder, env.settings, shop))
+                        except Exception:  # the next run tries again; the worker lives
+                            log.exception("shop %s ingestion failed", kind)
+                    try:
+                        await asyncio.wait_for(stop.wait(), interval)
+                    except TimeoutError:
+                        pass
+
+            return WorkerJob(f"shop {kind} ingestion", run)
+
+        return [job("catalog", shop.catalog_interval), job("reviews", shop.reviews_interval)]
+
+    async def build(self, deps: AgentDeps) -> CompiledStateGraph:
+        shop: ShopSettings = deps.agent_settings or self.load_settings()
+        store = self.store
+        prepare = None
+        if store is None:
+            store = await open_catalog(deps.settings)
+            self._opened.append(store)
+            prepare = SeedOnce(store)
+
+        async def reviews() -> Any:
+            if self.reviews is not None:
+                return self.reviews
+            return await open_review_index(deps.settings, shop)
+
+        services = ShopServices(store=store, open_reviews=reviews, prepare=prepare)
+        self._services.append(services)
+        force = shop.force_react if self.force_react is None else self.force_react
+        return build_graph(deps, services, force_react=force)
+
+    def turn_input(self, turn: TurnInput) -> dict[str, Any]:
+        today = getattr(turn, "today", None) or self.clock(turn.timezone)
+        currency = (turn.currency or "USD").upper()
+        if is_japanese(turn.text) and currency == "USD":
+            currency = "JPY"
+        return {
+            "turn": new_turn(turn.text),
+            "tool_context": {"user_id": turn.user_id, "currency": currency if currency in RATES else "USD",
+                             "locale": turn.locale, "timezone": turn.timezone, "today": today.isoformat()},
+        }
+
+    def resume_value(self, turn: TurnInput, pending: Any) -> str | None:
+        """The next message answers a waiting confirmation when it is a yes or a no."""
+        return yes_or_no(turn.text)
+
+    def final(self, state: dict[str, Any]) -> Final:
+        turn = state.get("turn") or {}
+        currency = (state.get("tool_context") or {}).get("currency", "USD")
+        data = turn.get("data") or {}
+        out: dict[str, Any] = {"intent": turn.get("intent")}
+        cards: list[Card] = []
+        if data.get("products") and turn.get("intent") not in ("purchase", "cart", "apply_coupon"):
+            out["products"] = data["products"]
+            cards = [product_card(p, currency) for p in data["products"]]
+        if data.get("reviews"):
+            out["reviews"] = data["reviews"]
+        if data.get("cart") is not None:
+            out["cart"] = data["cart"]
+            if data["cart"]["items"]:
+                cards.append(cart_card(data["cart"], currency))
+        return Final(text=turn.get("answer") or "Sorry, I have no answer for that.", cards=cards, data=out)
+
+    def interrupted(self, value: Any) -> Final:
+        pending = dict(value or {})
+        if pending.get("action") == "apply_coupon":
+            text = f"Apply coupon {pending['code']} to your cart? Reply yes or no."
+        else:
+            verb = {"add": "Add", "set": "Set", "remove": "Remove"}.get(pending.get("action", ""), "Change")
+            amount = (f" ({price_text(pending['unit_price'] * pending['quantity'], 'USD', 'USD')})"
+                      if pending.get("unit_price") is not None and pending.get("action") != "remove" else "")
+            what = f"{pending.get('quantity')} × {pending.get('name')}" if pending.get("action") != "remove" else pending.get("name")
+            where = " from" if pending.get("action") == "remove" else " to"
+            text = f"{verb} {what}{amount}{where} your cart? Reply yes or no."
+        public = {k: pending.get(k) for k in ("action", "product_id", "quantity")}
+        if pending.get("code"):
+            public["code"] = pending["code"]
+        return Final(text=text, cards=[pending_card(pending, "USD")], data={"pending": public, "awaiting_input": True})
+
+    async def close(self) -> None:
+        services, self._services = self._services, []
+        for s in services:
+            if self.reviews is None:
+                await s.close()
+        opened, self._opened = self._opened, []
+        for store in opened:
+            await store.close()
+
+
+AGENT = ShopAgent()

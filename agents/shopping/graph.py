@@ -1,0 +1,403 @@
+"""The /shop graph: deterministic paths for simple intents, staged ReAct agents for the rest.
+
+    START → understand ─(specs, reviews, coupons, search, compare, cart)→ lookup → tools → collect → respond → finish
+                       ├─(inventory, purchase, anything else)→ agent ⇄ tools → collect … → finish
+                       ├─(apply a coupon)→ confirm → finish
+                       └─(unclear product)→ finish (a clarifying question)
+    collect ─(a cart change proposed)→ confirm ─ interrupt: the user says yes or no → finish → END
+
+- `understand` classifies the intent with the rules (intents.py); only when they are unsure does
+  it ask the model (one structured call). It resolves which product the user means.
+- The deterministic path runs the intent's tool directly (no planning call) and makes exactly one
+  model call, `respond`, to word the answer from the tool's result.
+- The staged agents expose one stage's tool at a time (state.py: INVENTORY_STAGES,
+  PURCHASE_STAGES), so a model cannot skip or reorder stages; a failed stage goes straight to the
+  answer, which explains it.
+- `confirm` pauses the graph on `interrupt()`; nothing is written to the cart before the answer."""
+
+from __future__ import annotations
+
+import logging
+import re
+from typing import Any
+
+from langchain_core.messages import (
+    AIMessage,
+    BaseMessage,
+    HumanMessage,
+    RemoveMessage,
+    SystemMessage,
+    ToolMessage,
+)
+from langgraph.graph import END, START
+from langgraph.graph.message import REMOVE_ALL_MESSAGES
+from langgraph.graph.state import CompiledStateGraph
+from langgraph.types import interrupt
+
+from agents.shopping.intents import (
+    DETERMINISTIC,
+    Intent,
+    classify,
+    extract_city,
+    extract_coupon_code,
+    extract_fulfillment,
+    is_removal,
+    product_reference,
+    resolve,
+    review_topic,
+    search_filters,
+)
+from agents.shopping.prompts import prompt
+from agents.shopping.render import cart_data
+from agents.shopping.state import (
+    CHANGE_STAGES,
+    GENERAL_STAGES,
+    INVENTORY_STAGES,
+    MEMORY_PER_WORKFLOW,
+    PURCHASE_STAGES,
+    STAGE_TOOLS,
+    ShopState,
+)
+from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, status
+from bot.agent import AgentDeps
+from bot.history import BoundedStateGraph
+from bot.offline.model import tool_call
+from bot.tools import tool_node
+
+log = logging.getLogger(__name__)
+
+MAX_AGENT_ROUNDS = 6  # model calls with tools per turn before the agent must answer
+WORKFLOW_OF = {
+    "search": "search", "compare": "search", "other": "search",
+    "specs": "product", "reviews": "product", "coupons": "product",
+    "inventory": "inventory", "purchase": "purchase", "cart": "purchase", "apply_coupon": "purchase",
+}
+LOOKUP_TOOL = {
+    "search": "search_products", "compare": "compare_products", "specs": "product_details",
+    "reviews": "review_search", "coupons": "product_coupons", "cart": "view_cart",
+}
+NEEDS_PRODUCT = {"specs", "reviews", "coupons", "inventory", "purchase"}
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
+
+
+def is_japanese(text: str) -> bool:
+    return bool(_JAPANESE.search(text))
+
+
+def _text(message: BaseMessage) -> str:
+    return message.text if isinstance(message.text, str) else str(message.content)
+
+
+def _this_round(messages: list[BaseMessage]) -> list[ToolMessage]:
+    out: list[ToolMessage] = []
+    for message in reversed(messages):
+        if not isinstance(message, ToolMessage):
+            break
+        out.append(message)
+    return list(reversed(out))
+
+
+class ShopNodes:
+    def __init__(self, deps: AgentDeps, shop: ShopServices, *, force_react: bool = False) -> None:
+        self.deps = deps
+        self.models = deps.models
+        self.shop = shop
+        self.force_react = force_react
+        self.tools_by_name = make_tools(shop)
+        self.tools = tool_node(list(self.tools_by_name.values()), retries=deps.settings.tool_retries, sequential=True)
+
+    # --- understand ---------------------------------------------------------------------------
+    async def understand(self, state: ShopState) -> dict[str, Any]:
+        turn = dict(state.get("turn") or {})
+        text = turn["text"]
+        context = state.get("tool_context") or {}
+        store = await self.shop.ready()
+        update: dict[str, Any] = {}
+        notes: list[str] = []
+        if state.get("awaiting"):  # the user moved on instead of answering the confirmation
+            notes.append("I did not make the earlier cart change.")
+            update["awaiting"] = None
+        rules = classify(text)
+        intent = rules.intent
+        if not rules.confident:
+            status("Reading your request…")
+            guess = await self.models.ainvoke(
+                lambda m: m.with_structured_output(Intent), [SystemMessage(prompt("classify")), HumanMessage(text)],
+                config={"tags": ["nostream"]},
+            )
+            intent = guess.intent if isinstance(guess, Intent) else Intent.model_validate(guess).intent
+        turn["intent"] = intent
+        turn["city"] = extract_city(text)
+        turn["fulfillment"] = extract_fulfillment(text)
+        if intent == "purchase":
+            turn["action"] = "remove" if is_removal(text) else "add"
+        shown = list(state.get("shown") or [])
+        product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"))
+        turn["product_id"] = product_id
+        if turn["city"] or turn["fulfillment"]:
+            prefs = await store.get_prefs(context["user_id"])
+            changes = {k: v for k, v in (("city", turn["city"]), ("fulfillment", turn["fulfillment"])) if v}
+            if any(getattr(prefs, k) != v for k, v in changes.items()):
+                if "city" in changes:
+                    changes.update(latitude=None, longitude=None, store_id=None)
+                await store.set_prefs(prefs.model_copy(update=changes))
+        workflow = WORKFLOW_OF.get(intent, "search")
+        turn["workflow"] = workflow
+        if question is None and intent == "apply_coupon":
+            question = await self._coupon(store, text, context, turn)
+        if question is not None:
+            turn["answer"] = " ".join([*notes, question])
+            turn["route"] = "finish"
+        elif intent == "apply_coupon":
+            turn["route"] = "confirm"
+            update["awaiting"] = turn["data"]["pending"]
+        elif intent in DETERMINISTIC and not self.force_react:
+            turn["route"] = "lookup"
+        else:
+            turn["stages"] = list(
+                INVENTORY_STAGES if intent == "inventory"
+                else (PURCHASE_STAGES if turn.get("action") == "add" else CHANGE_STAGES) if intent == "purchase"
+                else GENERAL_STAGES
+            )
+            turn["route"] = "agent"
+        turn["note"] = " ".join(notes) or None
+        memory = (state.get("memory") or {}).get(workflow) or []
+        history: list[BaseMessage] = [
+            HumanMessage(m["text"]) if m["role"] == "user" else AIMessage(m["text"]) for m in memory
+        ]
+        return {**update, "turn": turn,
+                "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *history, HumanMessage(text)]}
+
+    async def _product(
+        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None
+    ) -> tuple[str | None, str | None]:
+        """The product the turn is about, or a clarifying question."""
+        if intent not in NEEDS_PRODUCT:
+            return current, None
+        ref = product_reference(text)
+        if not (ref.product_id or ref.ordinal or ref.pick or ref.this):
+            named = await self._named(store, text)
+            if named:
+                return named, None
+        product_id, question = resolve(ref, shown, current)
+        if product_id and await store.get_product(product_id) is None:
+            return None, f"I can't find a product with the id {product_id}. Search for it by name, e.g. `/shop sony earbuds`."
+        if product_id is None and question is None:
+            question = "Which product do you mean? Search first, e.g. `/shop wireless earbuds under $100`."
+        return product_id, question
+
+    @staticmethod
+    async def _named(store: Any, text: str) -> str | None:
+        """A product whose full name appears in the text."""
+        lowered = text.lower()
+        for product in await store.search_products(text, limit=5):
+            if product.name.lower() in lowered or (product.name_ja and product.name_ja in text):
+                return str(product.id)
+        return None
+
+    async def _coupon(self, store: Any, text: str, context: dict[str, Any], turn: dict[str, Any]) -> str | None:
+        code = extract_coupon_code(text)
+        if not code:
+            return "Which coupon code should I apply? For example: `/shop apply SAVE10`."
+        coupon = await store.get_coupon(code)
+        if coupon is None:
+            return f"I don't know the coupon `{code}`. Ask `/shop coupons for this` to see the ones that apply."
+        today = self.shop.today(context)
+        if coupon.expires < today:
+            return f"The coupon `{coupon.code}` expired on {coupon.expires.isoformat()}."
+        turn["data"] = {**turn.get("data", {}), "pending": {
+            "action": "apply_coupon", "product_id": None, "quantity": 0, "code": coupon.code,
+            "name": f"coupon {coupon.code}", "description": coupon.description,
+        }}
+        return None
+
+    @staticmethod
+    def after_understand(state: ShopState) -> str:
+        return str((state.get("turn") or {}).get("route") or "finish")
+
+    # --- the deterministic path ---------------------------------------------------------------
+    async def lookup(self, state: ShopState) -> dict[str, Any]:
+        """Run the intent's tool directly: a tool call the graph makes, not the model."""
+        turn = state["turn"]
+        intent = turn["intent"]
+        context = state.get("tool_context") or {}
+        args: dict[str, Any] = {}
+        if intent == "search":
+            filters = search_filters(turn["text"], context.get("currency", "USD"))
+            args = {"query": turn["text"], **filters}
+        elif intent == "reviews":
+            args = {"question": review_topic(turn["text"])}
+        return {"messages": [AIMessage(content="", tool_calls=[tool_call(LOOKUP_TOOL[intent], args)])]}
+
+    async def respond(self, state: ShopState) -> dict[str, Any]:
+        """The one model call of a deterministic path: word the answer from the tool's result."""
+        status("Writing the answer…")
+        system = SystemMessage(prompt("format", intent=state["turn"]["intent"]))
+        reply = await self.models.ainvoke(lambda m: m, [system, *state.get("messages", [])])
+        return {"messages": [reply]}
+
+    # --- tool results -------------------------------------------------------------------------
+    async def collect(self, state: ShopState) -> dict[str, Any]:
+        """Fold this round's tool results into the turn; advance the stage when its tool succeeded."""
+        turn = dict(state["turn"])
+        found, data = dict(turn.get("found") or {}), dict(turn.get("data") or {})
+        stages = list(turn.get("stages") or [])
+        update: dict[str, Any] = {}
+        failed = False
+        for message in _this_round(state.get("messages") or []):
+            artifact = message.artifact if isinstance(message.artifact, dict) else {}
+            if message.status == "error" or "error" in artifact:
+                failed = True
+                continue
+            found.update(artifact)
+            for key in ("products", "reviews", "cart", "coupons"):
+                if key in artifact:
+                    data[key] = artifact[key]
+            if "pending" in artifact:
+                data["pending"] = artifact["pending"]
+                update["awaiting"] = artifact["pending"]
+            if stages and turn["stage"] < len(stages) and message.name in STAGE_TOOLS.get(stages[turn["stage"]], ()):
+                turn["stage"] += 1
+        turn["rounds"] = turn.get("rounds", 0) + 1
+        if failed and stages:
+            turn["failed"] = True  # the agent answers now and explains
+        turn["found"], turn["data"] = found, data
+        return {**update, "turn": turn}
+
+    @staticmethod
+    def after_collect(state: ShopState) -> str:
+        turn = state["turn"]
+        if turn.get("route") == "lookup":
+            return "respond"
+        stages = turn.get("stages") or []
+        if not turn.get("failed") and turn["stage"] < len(stages) and stages[turn["stage"]] == "confirm":
+            return "confirm"
+        return "agent"
+
+    # --- the staged agents --------------------------------------------------------------------
+    def stage_tools(self, turn: dict[str, Any]) -> list[str]:
+        stages = turn.get("stages") or []
+        if turn.get("failed") or turn.get("rounds", 0) >= MAX_AGENT_ROUNDS or turn["stage"] >= len(stages):
+            return []
+        stage = stages[turn["stage"]]
+        if stage == "answer":
+            return list(READ_TOOLS)
+        return list(STAGE_TOOLS.get(stage, ()))
+
+    async def agent(self, state: ShopState) -> dict[str, Any]:
+        turn = state["turn"]
+        names = self.stage_tools(turn)
+        stages = turn.get("stages") or []
+        stage = stages[turn["stage"]] if turn["stage"] < len(stages) else "explain"
+        system = SystemMessage(prompt(turn["workflow"], stage=stage, stages=" → ".join(stages)))
+        messages = [system, *state.get("messages", [])]
+        if names:
+            tools = [self.tools_by_name[n] for n in names]
+            reply = await self.models.ainvoke(lambda m: m.bind_tools(tools), messages)
+        else:
+            status("Writing the answer…")
+            reply = await self.models.ainvoke(lambda m: m, messages)
+        return {"messages": [reply]}
+
+    @staticmethod
+    def after_agent(state: ShopState) -> str:
+        last = (state.get("messages") or [None])[-1]
+        return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
+
+    # --- confirmation -------------------------------------------------------------------------
+    async def confirm(self, state: ShopState) -> dict[str, Any]:
+        """Pause until the user confirms; only then write the cart."""
+        turn = dict(state["turn"])
+        pending = (turn.get("data") or {}).get("pending") or state.get("awaiting")
+        answer = interrupt(pending)
+        context = state.get("tool_context") or {}
+        store = self.shop.store
+        user = context["user_id"]
+        data = dict(turn.get("data") or {})
+        japanese = is_japanese(turn["text"])
+        if str(answer).strip().lower() not in ("yes", "y", "confirm", "はい"):
+            cart = await store.get_cart(user)
+            turn["answer"] = "カートは変更していません。" if japanese else "OK, I left your cart unchanged."
+            data["cart"] = cart_data(cart)
+            data.pop("pending", None)
+            turn["data"], turn["confirmed"] = data, False
+            return {"turn": turn, "awaiting": None}
+        status("Updating your cart…")
+        try:
+            if pending["action"] == "add":
+                cart = await store.cart_add(user, pending["product_id"], pending["quantity"])
+                done = f"Added {pending['quantity']} × {pending['name']} to your cart."
+            elif pending["action"] == "set":
+                cart = await store.cart_set(user, pending["product_id"], pending["quantity"])
+                done = f"{pending['name']}: quantity set to {pending['quantity']}."
+            elif pending["action"] == "remove":
+                cart = await store.cart_remove(user, pending["product_id"])
+                done = f"Removed {pending['name']} from your cart."
+            else:
+                cart = await store.cart_apply_coupon(user, pending["code"], today=self.shop.today(context))
+                done = f"Applied coupon {pending['code']}."
+        except ValueError as exc:  # CartError: the cart is unchanged
+            cart = await store.get_cart(user)
+            done = f"I couldn't change your cart: {exc}"
+        data["cart"] = cart_data(cart)
+        data.pop("pending", None)
+        from agents.shopping.render import money
+
+        turn["answer"] = f"{done} Cart total: {money(cart.total, cart.currency)}."
+        turn["data"], turn["confirmed"] = data, True
+        return {"turn": turn, "awaiting": None}
+
+    # --- finish -------------------------------------------------------------------------------
+    async def finish(self, state: ShopState) -> dict[str, Any]:
+        """Record the answer, what was shown and the current product; keep memory per workflow."""
+        turn = dict(state["turn"])
+        messages = state.get("messages") or []
+        if not turn.get("answer"):
+            last = next((m for m in reversed(messages) if isinstance(m, AIMessage) and not m.tool_calls), None)
+            turn["answer"] = _text(last) if last is not None and _text(last) else "Sorry, I have no answer for that."
+        if turn.get("note"):
+            turn["answer"] = f"{turn['note']} {turn['answer']}"
+        update: dict[str, Any] = {"turn": turn}
+        products = (turn.get("data") or {}).get("products") or []
+        if turn["intent"] in ("search", "compare") and products:
+            update["shown"] = products
+        current = turn.get("product_id") or (products[0]["id"] if len(products) == 1 else None)
+        if current:
+            update["current_product_id"] = current
+        cache = dict(state.get("products") or {})
+        for p in products:
+            cache[p["id"]] = p
+        if len(cache) > 50:
+            cache = dict(list(cache.items())[-50:])
+        update["products"] = cache
+        memory = {k: list(v) for k, v in (state.get("memory") or {}).items()}
+        lines = memory.setdefault(turn.get("workflow") or "search", [])
+        lines += [{"role": "user", "text": turn["text"][:500]}, {"role": "assistant", "text": turn["answer"][:800]}]
+        memory[turn.get("workflow") or "search"] = lines[-MEMORY_PER_WORKFLOW:]
+        update["memory"] = memory
+        update["messages"] = [RemoveMessage(id=REMOVE_ALL_MESSAGES)]  # this turn's traffic is not replayed
+        return update
+
+
+def build_graph(deps: AgentDeps, shop: ShopServices, *, force_react: bool = False) -> CompiledStateGraph:
+    nodes = ShopNodes(deps, shop, force_react=force_react)
+    builder = BoundedStateGraph(ShopState, deps.history_window)
+    builder.add_node("understand", nodes.understand)
+    builder.add_node("lookup", nodes.lookup)
+    builder.add_node("tools", nodes.tools)
+    builder.add_node("collect", nodes.collect)
+    builder.add_node("respond", nodes.respond)
+    builder.add_node("agent", nodes.agent)
+    builder.add_node("confirm", nodes.confirm)
+    builder.add_node("finish", nodes.finish)
+    builder.add_edge(START, "understand")
+    builder.add_conditional_edges("understand", nodes.after_understand,
+                                  {"lookup": "lookup", "agent": "agent", "confirm": "confirm", "finish": "finish"})
+    builder.add_edge("lookup", "tools")
+    builder.add_edge("tools", "collect")
+    builder.add_conditional_edges("collect", nodes.after_collect, {"respond": "respond", "confirm": "confirm", "agent": "agent"})
+    builder.add_edge("respond", "finish")
+    builder.add_conditional_edges("agent", nodes.after_agent, {"tools": "tools", "finish": "finish"})
+    builder.add_edge("confirm", "finish")
+    builder.add_edge("finish", END)
+    return builder.compile(checkpointer=deps.checkpointer, name="shop")

@@ -1,0 +1,324 @@
+"""Reading a shopper's message without a model: the intent, the product it points at, the slots.
+
+The rules are a table of patterns per intent (English and Japanese). `classify` says how sure it
+is: a clear winner takes the deterministic path with no model call; a tie or no match is left to
+the model (`Intent` is the structured output it fills). The offline model's shop skill uses the
+same table, so both modes agree on what the rules understand."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from bot.offline.extract import extract_min_rating, extract_ordinal, extract_price_range, parse_number
+
+IntentName = Literal[
+    "search", "compare", "specs", "reviews", "coupons", "inventory", "purchase", "cart", "apply_coupon", "other"
+]
+DETERMINISTIC: frozenset[str] = frozenset({"search", "compare", "specs", "reviews", "coupons", "cart"})
+AGENTIC: frozenset[str] = frozenset({"inventory", "purchase", "apply_coupon", "other"})
+
+# intent → patterns (case-insensitive); each match adds its weight.
+PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
+    "search": (
+        (r"\b(find|show|search|looking for|look for|recommend|suggest|need|want|any)\b", 1.0),
+        (r"\b(under|below|less than|cheaper than|budget)\b", 0.5),
+        (r"探して|探す|おすすめ|ほしい|欲しい|ありますか|見せて|以下|以内", 1.0),
+    ),
+    "compare": (
+        (r"\bcompare\b|\bcomparison\b|\bvs\.?\b|\bversus\b|\bdifference between\b|\bwhich is better\b", 2.5),
+        (r"比較|比べ|違い|どっちがいい|どちらがいい", 2.5),
+    ),
+    "specs": (
+        (r"\bspecs?\b|\bspecifications?\b|\bdimensions?\b|\bweigh(?:t|s)?\b|\bhow (?:big|heavy|much ram|much storage)\b", 2.0),
+        (r"\b(ram|storage|screen size|resolution|battery (?:life|capacity)|material|wattage|capacity)\b", 1.0),
+        (r"\b(does it (?:have|support|come with)|is it (?:waterproof|compatible))\b", 1.5),
+        (r"仕様|スペック|重さ|サイズは|容量|対応して|防水", 2.0),
+    ),
+    "reviews": (
+        (r"\breviews?\b|\bpeople say\b|\bcustomers? say\b|\bbuyers? say\b|\bcomplain\w*\b|\bfeedback\b", 2.5),
+        (r"\b(do|did) (?:people|users|owners|buyers|customers)\b|\bowners?\b|\bworth it\b|\bany (?:issues|problems)\b", 2.0),
+        (r"\bwhat do (?:people|users|others)\b|\bopinions?\b|\bexperiences?\b", 2.0),
+        (r"評判|口コミ|クチコミ|レビュー|感想|評価は|どう思われ|不満", 2.5),
+    ),
+    "coupons": (
+        (r"\bcoupons?\b|\bdiscounts?\b|\bpromo(?:tion)?s?\b|\bdeals?\b|\bvouchers?\b|\bsales?\b", 2.0),
+        (r"クーポン|割引|セール|値引き", 2.0),
+    ),
+    "inventory": (
+        (r"\bin stock\b|\bavailable (?:near|in|at|today)\b|\bnear me\b|\bnearby\b|\bpick(?: it)? up\b|\bstores?\b", 2.0),
+        (r"\bget (?:it|this|one) today\b|\bwhere can i (?:get|buy)\b|\bavailability\b", 2.0),
+        (r"在庫|近く|近所|店舗|お店|今日中|受け取り|取り置き", 2.0),
+    ),
+    "purchase": (
+        (r"\badd\b.*\b(cart|basket|bag)\b|\b(buy|purchase|order)\b|\bi'?ll take\b", 3.0),
+        (r"^(?:please\s+)?add\b|^(?:カートに)?追加", 2.0),
+        (r"^add\s+(?:[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6})\s*$", 3.0),  # an Add to cart button
+        (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\bchange (?:the )?quantity\b", 3.0),
+        (r"カートに(?:入れ|追加)|購入|買いたい|買います|注文|カートから(?:削除|外)", 3.0),
+    ),
+    "cart": (
+        (r"\b(my|the) (cart|basket|bag)\b|\bcheckout\b|\bcart total\b|\bwhat'?s in my cart\b", 2.0),
+        (r"カートの中|カートを見|カート(?:の)?合計|カート$", 2.0),
+    ),
+    "apply_coupon": (
+        (r"\b(apply|use|redeem)\b.*\b(coupon|code|voucher)\b|\b(apply|use|redeem) [A-Z0-9]{4,}\b", 4.0),
+        (r"クーポン.*(?:使|適用)", 4.0),
+    ),
+}
+_COMPILED = {intent: tuple((re.compile(p, re.IGNORECASE), w) for p, w in rows) for intent, rows in PATTERNS.items()}
+CLEAR_MARGIN = 1.0  # the winner's lead over the runner-up for the rules to decide alone
+
+
+class Intent(BaseModel):
+    """What the model fills when the rules are unsure."""
+
+    intent: IntentName = Field(description="what the shopper wants to do")
+    product_reference: str | None = Field(
+        None, description="the words naming or pointing at a product ('the second one', 'Sony earbuds'), if any"
+    )
+
+
+@dataclass(frozen=True)
+class Classification:
+    intent: str
+    confident: bool
+    scores: dict[str, float] = field(default_factory=dict)
+
+
+def classify(text: str) -> Classification:
+    """The intent the rules see in `text`, and whether they are sure."""
+    scores: dict[str, float] = {}
+    for intent, rows in _COMPILED.items():
+        score = sum(weight for pattern, weight in rows if pattern.search(text))
+        if score:
+            scores[intent] = score
+    if extract_price_range(text) is not None or category_of(text) is not None:
+        scores["search"] = scores.get("search", 0.0) + 1.0
+    if "apply_coupon" in scores:
+        scores.pop("coupons", None)
+    if "purchase" in scores:
+        scores.pop("cart", None)
+    if not scores:
+        return Classification("other", False, scores)
+    ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+    best, top = ranked[0]
+    runner = ranked[1][1] if len(ranked) > 1 else 0.0
+    return Classification(best, top - runner >= CLEAR_MARGIN, scores)
+
+
+# --- slots ------------------------------------------------------------------------------------
+
+CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
+    "audio": ("earbuds", "earphones", "headphones", "headset", "speaker", "soundbar", "イヤホン", "ヘッドホン", "スピーカー"),
+    "computers": ("laptop", "notebook", "computer", "monitor", "keyboard", "mouse", "tablet", "ノートパソコン", "パソコン", "モニター", "キーボード", "マウス"),
+    "phones": ("phone", "smartphone", "charger", "power bank", "スマホ", "スマートフォン", "充電器", "モバイルバッテリー"),
+    "wearables": ("smartwatch", "watch", "fitness tracker", "band", "スマートウォッチ", "腕時計"),
+    "kitchen": ("kettle", "coffee", "blender", "rice cooker", "knife", "pan", "toaster", "ケトル", "コーヒー", "炊飯器", "包丁", "フライパン"),
+    "home": ("vacuum", "lamp", "air purifier", "fan", "humidifier", "掃除機", "ライト", "空気清浄機", "扇風機", "加湿器"),
+    "shoes": ("shoes", "sneakers", "boots", "sandals", "running shoes", "靴", "スニーカー", "ブーツ", "サンダル"),
+    "apparel": ("jacket", "shirt", "t-shirt", "hoodie", "jeans", "coat", "socks", "ジャケット", "シャツ", "パーカー", "ジーンズ", "コート"),
+    "outdoor": ("tent", "backpack", "sleeping bag", "hiking", "camping", "bottle", "テント", "リュック", "寝袋", "キャンプ", "登山"),
+    "beauty": ("shampoo", "moisturizer", "sunscreen", "serum", "hair dryer", "shaver", "シャンプー", "保湿", "日焼け止め", "美容液", "ドライヤー"),
+}
+
+
+def category_of(text: str) -> str | None:
+    lowered = text.lower()
+    for category, words in CATEGORY_WORDS.items():
+        if any(re.search(rf"(?<![a-z]){re.escape(w)}", lowered) for w in words):
+            return category
+    return None
+
+
+_QUANTITY = re.compile(
+    r"(?P<n>-?\d{1,4})\s*(?:x\b|pcs\b|pieces?\b|units?\b|of\b|個|つ|点|本|足|台)"
+    r"|\b(?:add|buy|order|take|get|want|make it|set (?:it )?to|quantity(?: to)?)\s+(?P<m>-?\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|a couple of)\b"
+    r"|(?:数量を?|を)\s*(?P<j>-?\d{1,4})\s*(?:個|つ|点|本|足|台)?",
+    re.IGNORECASE,
+)
+
+
+def extract_quantity(text: str) -> int | None:
+    """'add 2 of them' → 2, 'buy three' → 3, '2個' → 2, 'add -1' → -1 (refused later, clearly)."""
+    match = _QUANTITY.search(text)
+    if not match:
+        return None
+    raw = match.group("n") or match.group("m") or match.group("j")
+    try:
+        return int(raw)
+    except ValueError:
+        return parse_number(raw.replace("a couple of", "couple"))
+
+
+_YES = re.compile(r"^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|do it|go ahead|please do|はい|うん|お願いします|確定|オッケー)\b[\s!.。！]*", re.IGNORECASE)
+_NO = re.compile(r"^\s*(?:n|no|nope|cancel|stop|don'?t|never ?mind|いいえ|いや|キャンセル|やめ(?:る|て|ます)?|取り消し)\b[\s!.。！]*", re.IGNORECASE)
+
+
+def yes_or_no(text: str) -> Literal["yes", "no"] | None:
+    """A reply to a confirmation: "yes"/"confirm"/「はい」 or "no"/"cancel"/「いいえ」; None otherwise."""
+    if _NO.match(text):
+        return "no"
+    if _YES.match(text):
+        return "yes"
+    return None
+
+
+_COUPON_CODE = re.compile(r"\b([A-Z][A-Z0-9]{3,19})\b")
+
+
+def extract_coupon_code(text: str) -> str | None:
+    for match in _COUPON_CODE.finditer(text):
+        word = match.group(1)
+        if any(c.isdigit() for c in word) or (word.isupper() and len(word) >= 5):
+            return word
+    return None
+
+
+_FULFILLMENT = (
+    ("same_day", re.compile(r"same[- ]day|today|今日|当日", re.IGNORECASE)),
+    ("pickup", re.compile(r"pick ?up|collect|in store|店舗受け取り|受け取り|取り置き", re.IGNORECASE)),
+    ("ship", re.compile(r"\bship|deliver|delivery|配送|発送|届け", re.IGNORECASE)),
+)
+
+
+def extract_fulfillment(text: str) -> str | None:
+    for kind, pattern in _FULFILLMENT:
+        if pattern.search(text):
+            return kind
+    return None
+
+
+CITIES: dict[str, tuple[str, ...]] = {
+    "Tokyo": ("tokyo", "東京", "shibuya", "渋谷", "shinjuku", "新宿"),
+    "Osaka": ("osaka", "大阪", "umeda", "梅田"),
+    "New York": ("new york", "nyc", "manhattan", "brooklyn", "ニューヨーク"),
+    "San Francisco": ("san francisco", "sf", "bay area", "サンフランシスコ"),
+    "London": ("london", "ロンドン"),
+}
+
+
+def extract_city(text: str) -> str | None:
+    lowered = text.lower()
+    for city, words in CITIES.items():
+        if any(re.search(rf"(?<![a-z]){re.escape(w)}(?![a-z])", lowered) for w in words):
+            return city
+    return None
+
+
+def is_removal(text: str) -> bool:
+    return bool(re.search(r"\b(remove|delete|take .* out)\b|削除|外して|取り消", text, re.IGNORECASE))
+
+
+# --- product references -------------------------------------------------------------------------
+
+_THIS = re.compile(r"\b(it|this|that|this one|that one|them)\b|これ|それ|この商品|その商品|あれ", re.IGNORECASE)
+_CHEAPER = re.compile(r"\bcheap(?:er|est)\b|\bless expensive\b|\blower price\b|安い方|安いほう|一番安い", re.IGNORECASE)
+_PRICIER = re.compile(r"\b(?:more expensive|priciest|most expensive|premium one)\b|高い方|高いほう", re.IGNORECASE)
+_BETTER = re.compile(r"\b(?:better|best|higher|highest)[- ]rated\b|\bthe better one\b|評価が高い", re.IGNORECASE)
+PRODUCT_ID = r"[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6}"  # "earbuds-001", "ZZ-9999", "SKU1234"
+_PRODUCT_ID = re.compile(rf"(?<![\w-])({PRODUCT_ID})(?![\w-])")
+
+
+@dataclass(frozen=True)
+class Reference:
+    """How the text points at a product: an id, a position in the last list, a comparison over the
+    last list, or the current product."""
+
+    product_id: str | None = None
+    ordinal: int | None = None
+    pick: Literal["cheapest", "priciest", "best_rated"] | None = None
+    this: bool = False
+
+
+def product_reference(text: str) -> Reference:
+    match = _PRODUCT_ID.search(text)
+    if match:
+        return Reference(product_id=match.group(1))
+    ordinal = extract_ordinal(text)
+    if ordinal is not None:
+        return Reference(ordinal=ordinal)
+    if _CHEAPER.search(text):
+        return Reference(pick="cheapest")
+    if _PRICIER.search(text):
+        return Reference(pick="priciest")
+    if _BETTER.search(text):
+        return Reference(pick="best_rated")
+    return Reference(this=bool(_THIS.search(text)))
+
+
+def resolve(ref: Reference, shown: list[dict[str, Any]], current: str | None) -> tuple[str | None, str | None]:
+    """(product id, clarifying question): which product `ref` means, given the products last shown
+    (in order, each with id, name, price, rating) and the current product."""
+    if ref.product_id:
+        return ref.product_id, None
+    if ref.ordinal is not None:
+        if not shown:
+            return None, "Which product do you mean? Search first, e.g. `wireless earbuds under $100`."
+        index = ref.ordinal - 1 if ref.ordinal > 0 else len(shown) + ref.ordinal
+        if not 0 <= index < len(shown):
+            return None, f"I showed {len(shown)} product(s); which one do you mean (1–{len(shown)})?"
+        return shown[index]["id"], None
+    if ref.pick:
+        if len(shown) < 2:
+            return (shown[0]["id"], None) if shown else (None, "Cheaper than which? Search for products first.")
+        key = {"cheapest": lambda p: (p["price"], p["id"]), "priciest": lambda p: (-p["price"], p["id"]),
+               "best_rated": lambda p: (-p["rating"], p["price"])}[ref.pick]
+        ranked = sorted(shown, key=key)  # type: ignore[arg-type]
+        first, second = ranked[0], ranked[1]
+        if key(first)[0] == key(second)[0]:  # type: ignore[operator]
+            return None, f"{first['name']} and {second['name']} tie on that; which one do you mean?"
+        return first["id"], None
+    if current:
+        return current, None
+    if len(shown) == 1:
+        return shown[0]["id"], None
+    if shown:
+        names = ", ".join(f"{i + 1}. {p['name']}" for i, p in enumerate(shown[:5]))
+        return None, f"Which one do you mean? {names}"
+    return None, None
+
+
+def search_filters(text: str, user_currency: str) -> dict[str, Any]:
+    """Search slots from the text: category, price bounds (with their currency), minimum rating."""
+    out: dict[str, Any] = {}
+    category = category_of(text)
+    if category:
+        out["category"] = category
+    price = extract_price_range(text, quantity_units=("items", "pcs", "個", "点"))
+    if price is not None:
+        out["currency"] = price.currency or user_currency
+        if price.max is not None:
+            out["max_price"] = price.max
+        if price.min is not None:
+            out["min_price"] = price.min
+    rating = extract_min_rating(text)
+    if rating is not None:
+        out["min_rating"] = rating.on_scale(5)
+    return out
+
+
+_REVIEW_FRAME = re.compile(
+    r"\b(?:what|how)\s+do\s+(?:people|customers|users|owners|buyers|reviewers|others)\s+(?:say|think|feel)(?:\s+about)?\b"
+    r"|\b(?:do|did|does)\s+(?:people|customers|users|owners|buyers|reviewers)\s+(?:like|say|complain(?:\s+about)?)\b"
+    r"|\b(?:any\s+)?(?:reviews?|opinions?|feedback|complaints?)\s*(?:of|for|on|about)?\b"
+    r"|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last|cheaper|cheapest|better[- ]rated)(?:\s+one)?\b"
+    r"|\b(?:of|for|on|about)\s+(?:it|this|that|them)\b|\b(?:this|that)\s+one\b|\bis\s+it\b|\bthe\b"
+    r"|この商品|その商品|これ|それ|の?(?:口コミ|クチコミ|評判|レビュー|感想)(?:は|を|って)?|(?:は|って)?どう(?:ですか|かな)?|教えて(?:ください)?"
+    r"|\d\s*(?:番目|つ目)の?",
+    re.IGNORECASE,
+)
+
+
+def review_topic(text: str) -> str:
+    """What a review question is about, without the question's frame and product reference:
+    "what do people say about the battery of the second one?" → "battery"; the whole text when
+    nothing is left (a general "any reviews?" asks about everything)."""
+    topic = _REVIEW_FRAME.sub(" ", text)
+    topic = _PRODUCT_ID.sub(" ", topic)
+    topic = re.sub(r"[?？!！。、,.]+", " ", topic)
+    topic = re.sub(r"\s+(?:of|for|on|about)\s*$", "", " ".join(topic.split()), flags=re.IGNORECASE).strip()
+    return topic or "overall quality, what customers liked and disliked"

@@ -1,0 +1,359 @@
+"""The /shop tools. The deterministic paths call them directly; the staged ReAct agents get the
+current stage's tool only. Hidden context (who is shopping, in which currency, which product is
+current, what earlier stages found) comes from the graph state through `InjectedState`, so the
+model never has to copy ids around and cannot act for another user.
+
+Each tool returns (content for the model, artifact for the graph): the content is compact JSON,
+the artifact is what `data`, cards and later stages use."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from langchain_core.tools import BaseTool, tool
+from langgraph.config import get_stream_writer
+from langgraph.prebuilt import InjectedState
+
+from agents.shopping.models import CATALOG_CURRENCY, Product
+from agents.shopping.render import cart_data, compact, convert
+from bot.events import Status
+
+MAX_QUANTITY = 99
+
+
+def status(text: str) -> None:
+    try:
+        get_stream_writer()(Status(text=text))
+    except RuntimeError:  # outside a graph run
+        pass
+
+
+class ToolRefused(Exception):
+    """A request the tool answers with a clear reason instead of a result (unknown product…)."""
+
+
+@dataclass
+class ShopServices:
+    """What the tools work on: the catalog store, the review index (opened on first use) and today."""
+
+    store: Any
+    open_reviews: Callable[[], Awaitable[Any]] | None = None
+    today: Callable[[dict[str, Any]], date] = lambda context: date.fromisoformat(context["today"])
+    prepare: Callable[[], Awaitable[None]] | None = None  # seeds an empty catalog on first use
+    _reviews: Any = None
+    _lock: asyncio.Lock = field(default_factory=asyncio.Lock)
+
+    async def ready(self) -> Any:
+        if self.prepare is not None:
+            await self.prepare()
+        return self.store
+
+    async def reviews(self) -> Any:
+        async with self._lock:
+            if self._reviews is None and self.open_reviews is not None:
+                self._reviews = await self.open_reviews()
+        return self._reviews
+
+    async def close(self) -> None:
+        if self._reviews is not None:
+            await self._reviews.close()
+            self._reviews = None
+
+
+def _dump(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _error(message: str) -> tuple[str, dict[str, Any]]:
+    return _dump({"error": message}), {"error": message}
+
+
+def _context(state: dict[str, Any]) -> dict[str, Any]:
+    return state.get("tool_context") or {}
+
+
+def _turn(state: dict[str, Any]) -> dict[str, Any]:
+    return state.get("turn") or {}
+
+
+def _current(state: dict[str, Any], product_id: str | None = None) -> str | None:
+    return product_id or _turn(state).get("product_id") or state.get("current_product_id")
+
+
+def _found(state: dict[str, Any]) -> dict[str, Any]:
+    return _turn(state).get("found") or {}
+
+
+async def _product(store: Any, product_id: str | None) -> Product:
+    if not product_id:
+        raise ToolRefused("No product is selected. Ask the user which product they mean.")
+    product = await store.get_product(product_id)
+    if product is None:
+        raise ToolRefused(f"There is no product with id {product_id} in the catalog.")
+    return product
+
+
+async def _stock_total(store: Any, product_id: str) -> int:
+    return sum(row.quantity for row in await store.stock(product_id))
+
+
+def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
+    """The tools, by name, bound to `shop`."""
+
+    # --- read tools: the deterministic paths and the general agent ----------------------------
+    @tool(response_format="content_and_artifact")
+    async def search_products(
+        state: Annotated[dict[str, Any], InjectedState],
+        query: str = "",
+        category: str | None = None,
+        max_price: float | None = None,
+        min_price: float | None = None,
+        currency: str | None = None,
+        min_rating: float | None = None,
+        sort: Literal["relevance", "price", "rating"] = "relevance",
+    ) -> tuple[str, dict[str, Any]]:
+        """Search the catalog by words (English or Japanese), category, price bounds (in `currency`,
+        default the shopper's) and minimum rating (0-5). Returns up to 5 products."""
+        store = await shop.ready()
+        status("Searching the catalog…")
+        cur = (currency or _context(state).get("currency") or CATALOG_CURRENCY).upper()
+        bound = {k: convert(v, cur, CATALOG_CURRENCY) for k, v in (("max_price", max_price), ("min_price", min_price))
+                 if v is not None}
+        products = await store.search_products(query, category=category, min_rating=min_rating, sort=sort, limit=5, **bound)
+        shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
+        content = [{k: p[k] for k in ("id", "name", "brand", "price", "currency", "rating", "review_count", "stock")}
+                   for p in shown]
+        return _dump({"products": content, "filters": {"query": query, "category": category, **bound}}), {"products": shown}
+
+    @tool(response_format="content_and_artifact")
+    async def product_details(
+        state: Annotated[dict[str, Any], InjectedState], product_id: str | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """The specs, variants, price and fulfillment options of one product (default: the current one)."""
+        store = await shop.ready()
+        try:
+            product = await _product(store, _current(state, product_id))
+        except ToolRefused as exc:
+            return _error(str(exc))
+        status(f"Looking up {product.name}…")
+        details = {
+            "id": product.id, "name": product.name, "brand": product.brand, "category": product.category,
+            "price": product.price, "currency": product.currency, "rating": product.rating,
+            "specs": product.specs, "variants": [v.model_dump() for v in product.variants],
+            "fulfillment": [f.model_dump() for f in product.fulfillment], "description": product.description,
+        }
+        return _dump(details), {"products": [compact(product, stock=await _stock_total(store, product.id))], "details": details}
+
+    @tool(response_format="content_and_artifact")
+    async def compare_products(
+        state: Annotated[dict[str, Any], InjectedState], product_ids: list[str] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Compare products side by side: price, rating and the specs they share (default: the
+        products last shown)."""
+        store = await shop.ready()
+        ids = product_ids or [p["id"] for p in (state.get("shown") or [])[:3]]
+        products = await store.get_products(ids[:4])
+        if len(products) < 2:
+            return _error("Comparing needs at least two products; search first or name them.")
+        status("Comparing " + ", ".join(p.name for p in products) + "…")
+        shared = set.intersection(*(set(p.specs) for p in products))
+        rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
+                 "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
+        shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
+        return _dump({"compare": rows}), {"products": shown}
+
+    @tool(response_format="content_and_artifact")
+    async def review_search(
+        state: Annotated[dict[str, Any], InjectedState], question: str, product_id: str | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Find the customer reviews of a product (default: the current one) that are about what the
+        question asks (semantic search over review text, any language)."""
+        store = await shop.ready()
+        try:
+            product = await _product(store, _current(state, product_id))
+        except ToolRefused as exc:
+            return _error(str(exc))
+        index = await shop.reviews()
+        if index is None:
+            return _error("Review search is not available.")
+        status(f"Reading reviews of {product.name}…")
+        await index.sync(store, [product.id])  # embeds only reviews not yet embedded
+        hits = await index.search(question, product_id=product.id, k=5)
+        reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
+        return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
+                       "reviews": reviews}),
+                {"reviews": reviews, "products": [compact(product)]})
+
+    @tool(response_format="content_and_artifact")
+    async def product_coupons(
+        state: Annotated[dict[str, Any], InjectedState], product_id: str | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Coupons valid today for a product (default: the current one)."""
+        store = await shop.ready()
+        today = shop.today(_context(state))
+        try:
+            product = await _product(store, _current(state, product_id))
+        except ToolRefused as exc:
+            return _error(str(exc))
+        coupons = await store.coupons_for(product, today=today)
+        rows = [c.model_dump(mode="json") for c in coupons]
+        out = {"product": product.name, "category": product.category, "price": product.price,
+               "coupons": rows, "today": today.isoformat()}
+        return _dump(out), {"coupons": rows, "products": [compact(product)]}
+
+    @tool(response_format="content_and_artifact")
+    async def view_cart(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
+        """The shopper's cart: items, coupon, total."""
+        store = await shop.ready()
+        cart = cart_data(await store.get_cart(_context(state)["user_id"]))
+        return _dump(cart), {"cart": cart}
+
+    # --- inventory stages -------------------------------------------------------------------
+    @tool(response_format="content_and_artifact")
+    async def locate_user(
+        state: Annotated[dict[str, Any], InjectedState], city: str | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Stage 1: where the shopper is. Give the city if the user named one; otherwise the saved
+        location is used. An error means: ask the user for their city."""
+        store = await shop.ready()
+        prefs = await store.get_prefs(_context(state)["user_id"])
+        city = city or _turn(state).get("city") or prefs.city
+        if not city:
+            return _error("The shopper's location is unknown. Ask which city they are in.")
+        stores = await store.stores_in_city(city)
+        if not stores:
+            cities = ", ".join(await store.cities())
+            return _error(f"There are no stores in {city}. Stores are in: {cities}.")
+        lat = sum(s.latitude for s in stores) / len(stores)
+        lon = sum(s.longitude for s in stores) / len(stores)
+        if prefs.city != stores[0].city:
+            await store.set_prefs(prefs.model_copy(update={"city": stores[0].city, "latitude": lat, "longitude": lon}))
+        location = {"city": stores[0].city, "latitude": lat, "longitude": lon}
+        return _dump({"location": location}), {"location": location}
+
+    @tool(response_format="content_and_artifact")
+    async def find_stores(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
+        """Stage 2: the stores nearest the shopper's location (the preferred store first)."""
+        store = await shop.ready()
+        location = _found(state).get("location")
+        if not location:
+            return _error("Locate the user first.")
+        status(f"Finding stores near {location['city']}…")
+        near = await store.stores_near(location["latitude"], location["longitude"], limit=4)
+        prefs = await store.get_prefs(_context(state)["user_id"])
+        near.sort(key=lambda pair: (pair[0].id != prefs.store_id, pair[1]))
+        rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours} for s, km in near]
+        return _dump({"stores": rows}), {"stores": rows}
+
+    @tool(response_format="content_and_artifact")
+    async def check_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
+        """Stage 3: stock of the current product in the stores found."""
+        store = await shop.ready()
+        try:
+            product = await _product(store, _current(state))
+        except ToolRefused as exc:
+            return _error(str(exc))
+        stores = _found(state).get("stores") or []
+        if not stores:
+            return _error("Find stores first.")
+        status(f"Checking stock of {product.name}…")
+        rows = await store.stock(product.id, store_ids=[s["id"] for s in stores])
+        by_store: dict[str, int] = {}
+        for row in rows:
+            by_store[row.store_id] = by_store.get(row.store_id, 0) + row.quantity
+        result = [{**s, "quantity": by_store.get(s["id"], 0)} for s in stores]
+        can_ship = any(f.kind == "ship" for f in product.fulfillment)
+        out = {"product": product.name, "product_id": product.id, "stock": result, "ships": can_ship}
+        return _dump(out), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
+
+    # --- purchase stages --------------------------------------------------------------------
+    @tool(response_format="content_and_artifact")
+    async def validate_product(
+        state: Annotated[dict[str, Any], InjectedState], quantity: int = 1
+    ) -> tuple[str, dict[str, Any]]:
+        """Stage 1: check the current product exists and the quantity is allowed (1-99; 0 removes)."""
+        store = await shop.ready()
+        action = _turn(state).get("action") or "add"
+        try:
+            product = await _product(store, _current(state))
+        except ToolRefused as exc:
+            return _error(str(exc))
+        if action == "remove":
+            quantity = 0
+        elif not 1 <= quantity <= MAX_QUANTITY:
+            return _error(f"The quantity must be between 1 and {MAX_QUANTITY}; {quantity} is not possible.")
+        if action in ("remove", "set"):
+            cart = await store.get_cart(_context(state)["user_id"])
+            if not any(i.product_id == product.id for i in cart.items):
+                return _error(f"{product.name} is not in the cart.")
+        item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity}
+        return _dump({"ok": True, **item}), {"item": item, "products": [compact(product)]}
+
+    @tool(response_format="content_and_artifact")
+    async def validate_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
+        """Stage 2: check the product can be had: in stock in a store, or shippable."""
+        store = await shop.ready()
+        item = _found(state).get("item")
+        if not item:
+            return _error("Validate the product first.")
+        product = await _product(store, item["product_id"])
+        in_stores = await _stock_total(store, product.id)
+        ships = any(f.kind == "ship" for f in product.fulfillment)
+        if not in_stores and not ships:
+            return _error(f"{product.name} is out of stock in every store and cannot be shipped right now.")
+        options = [f.model_dump() for f in product.fulfillment
+                   if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
+        out = {"in_store_stock": in_stores, "options": options}
+        return _dump(out), {"availability": out}
+
+    @tool(response_format="content_and_artifact")
+    async def choose_fulfillment(
+        state: Annotated[dict[str, Any], InjectedState], kind: Literal["ship", "pickup", "same_day"] | None = None
+    ) -> tuple[str, dict[str, Any]]:
+        """Stage 3: how the shopper gets it: the kind they asked for, else their saved preference,
+        else the fastest available option."""
+        store = await shop.ready()
+        options = (_found(state).get("availability") or {}).get("options") or []
+        if not options:
+            return _error("Validate stock first.")
+        prefs = await store.get_prefs(_context(state)["user_id"])
+        wanted = kind or _turn(state).get("fulfillment") or prefs.fulfillment
+        chosen = next((o for o in options if o["kind"] == wanted), None)
+        note = None
+        if chosen is None:
+            if wanted:
+                note = f"{wanted.replace('_', ' ')} is not available for this product."
+            chosen = min(options, key=lambda o: (o["days"], o["fee"]))
+        if kind and chosen["kind"] == kind and prefs.fulfillment != kind:
+            await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
+        out = {"fulfillment": chosen, "note": note}
+        return _dump(out), out
+
+    @tool(response_format="content_and_artifact")
+    async def propose_cart_change(
+        state: Annotated[dict[str, Any], InjectedState],
+    ) -> tuple[str, dict[str, Any]]:
+        """Stage 4: prepare the cart change from the validated product; the shopper confirms it
+        before anything is written."""
+        item = _found(state).get("item")
+        if not item:
+            return _error("Validate the product first.")
+        action = _turn(state).get("action") or "add"
+        fulfillment = (_found(state).get("fulfillment") or {}).get("kind")
+        pending = {"action": action, "product_id": item["product_id"], "quantity": item["quantity"],
+                   "name": item["name"], "unit_price": item["unit_price"], "fulfillment": fulfillment}
+        return _dump({"pending": pending, "needs_confirmation": True}), {"pending": pending}
+
+    return {t.name: t for t in (
+        search_products, product_details, compare_products, review_search, product_coupons, view_cart,
+        locate_user, find_stores, check_stock, validate_product, validate_stock, choose_fulfillment,
+        propose_cart_change,
+    )}
+
+
+READ_TOOLS = ("search_products", "product_details", "compare_products", "review_search", "product_coupons", "view_cart")
