@@ -40,8 +40,9 @@ def _japanese(text: str) -> bool:
 
 
 def _load(message: ToolMessage) -> dict[str, Any]:
+    content = message.text if isinstance(message.text, str) else str(message.content)
     try:
-        value = json.loads(message.text if isinstance(message.text, str) else str(message.content))
+        value = json.loads(content.rsplit("\n", 1)[-1])  # the JSON line after the summary line
     except (TypeError, ValueError):
         return {"error": str(message.content)}
     return value if isinstance(value, dict) else {"value": value}

@@ -65,12 +65,14 @@ class ShopServices:
             self._reviews = None
 
 
-def _dump(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+def _dump(value: Any, summary: str) -> str:
+    """A tool's content: one line for people (the status line shows it), then compact JSON for
+    the model (and the offline skill)."""
+    return summary + "\n" + json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
 
 
 def _error(message: str) -> tuple[str, dict[str, Any]]:
-    return _dump({"error": message}), {"error": message}
+    return _dump({"error": message}, message), {"error": message}
 
 
 def _context(state: dict[str, Any]) -> dict[str, Any]:
@@ -128,7 +130,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
         content = [{k: p[k] for k in ("id", "name", "brand", "price", "currency", "rating", "review_count", "stock")}
                    for p in shown]
-        return _dump({"products": content, "filters": {"query": query, "category": category, **bound}}), {"products": shown}
+        return _dump({"products": content, "filters": {"query": query, "category": category, **bound}},
+                     f"{len(content)} product(s) found"), {"products": shown}
 
     @tool(response_format="content_and_artifact")
     async def product_details(
@@ -147,7 +150,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             "specs": product.specs, "variants": [v.model_dump() for v in product.variants],
             "fulfillment": [f.model_dump() for f in product.fulfillment], "description": product.description,
         }
-        return _dump(details), {"products": [compact(product, stock=await _stock_total(store, product.id))], "details": details}
+        return _dump(details, f"details of {product.name}"), {"products": [compact(product, stock=await _stock_total(store, product.id))], "details": details}
 
     @tool(response_format="content_and_artifact")
     async def compare_products(
@@ -165,7 +168,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
-        return _dump({"compare": rows}), {"products": shown}
+        return _dump({"compare": rows}, f"{len(rows)} products compared"), {"products": shown}
 
     @tool(response_format="content_and_artifact")
     async def review_search(
@@ -186,7 +189,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         hits = await index.search(question, product_id=product.id, k=5)
         reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
         return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
-                       "reviews": reviews}),
+                       "reviews": reviews}, f"{len(reviews)} relevant review(s)"),
                 {"reviews": reviews, "products": [compact(product)]})
 
     @tool(response_format="content_and_artifact")
@@ -204,14 +207,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         rows = [c.model_dump(mode="json") for c in coupons]
         out = {"product": product.name, "category": product.category, "price": product.price,
                "coupons": rows, "today": today.isoformat()}
-        return _dump(out), {"coupons": rows, "products": [compact(product)]}
+        return _dump(out, f"{len(rows)} coupon(s) valid"), {"coupons": rows, "products": [compact(product)]}
 
     @tool(response_format="content_and_artifact")
     async def view_cart(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
         """The shopper's cart: items, coupon, total."""
         store = await shop.ready()
         cart = cart_data(await store.get_cart(_context(state)["user_id"]))
-        return _dump(cart), {"cart": cart}
+        return _dump(cart, f"{len(cart['items'])} item(s) in the cart"), {"cart": cart}
 
     # --- inventory stages -------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -234,7 +237,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         if prefs.city != stores[0].city:
             await store.set_prefs(prefs.model_copy(update={"city": stores[0].city, "latitude": lat, "longitude": lon}))
         location = {"city": stores[0].city, "latitude": lat, "longitude": lon}
-        return _dump({"location": location}), {"location": location}
+        return _dump({"location": location}, f"in {location['city']}"), {"location": location}
 
     @tool(response_format="content_and_artifact")
     async def find_stores(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -248,7 +251,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         prefs = await store.get_prefs(_context(state)["user_id"])
         near.sort(key=lambda pair: (pair[0].id != prefs.store_id, pair[1]))
         rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours} for s, km in near]
-        return _dump({"stores": rows}), {"stores": rows}
+        return _dump({"stores": rows}, f"{len(rows)} store(s) nearby"), {"stores": rows}
 
     @tool(response_format="content_and_artifact")
     async def check_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -269,7 +272,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         result = [{**s, "quantity": by_store.get(s["id"], 0)} for s in stores]
         can_ship = any(f.kind == "ship" for f in product.fulfillment)
         out = {"product": product.name, "product_id": product.id, "stock": result, "ships": can_ship}
-        return _dump(out), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
+        return _dump(out, f"{sum(by_store.values())} in stock nearby"), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
 
     # --- purchase stages --------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -292,7 +295,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             if not any(i.product_id == product.id for i in cart.items):
                 return _error(f"{product.name} is not in the cart.")
         item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity}
-        return _dump({"ok": True, **item}), {"item": item, "products": [compact(product)]}
+        return _dump({"ok": True, **item}, f"{product.name}: ok"), {"item": item, "products": [compact(product)]}
 
     @tool(response_format="content_and_artifact")
     async def validate_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -309,7 +312,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         options = [f.model_dump() for f in product.fulfillment
                    if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
         out = {"in_store_stock": in_stores, "options": options}
-        return _dump(out), {"availability": out}
+        return _dump(out, f"{in_stores} in stores" + (", ships" if ships else "")), {"availability": out}
 
     @tool(response_format="content_and_artifact")
     async def choose_fulfillment(
@@ -332,7 +335,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         if kind and chosen["kind"] == kind and prefs.fulfillment != kind:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
         out = {"fulfillment": chosen, "note": note}
-        return _dump(out), out
+        return _dump(out, chosen["kind"].replace("_", " ")), out
 
     @tool(response_format="content_and_artifact")
     async def propose_cart_change(
@@ -347,7 +350,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         fulfillment = (_found(state).get("fulfillment") or {}).get("kind")
         pending = {"action": action, "product_id": item["product_id"], "quantity": item["quantity"],
                    "name": item["name"], "unit_price": item["unit_price"], "fulfillment": fulfillment}
-        return _dump({"pending": pending, "needs_confirmation": True}), {"pending": pending}
+        return _dump({"pending": pending, "needs_confirmation": True}, "waiting for the shopper's confirmation"), {"pending": pending}
 
     return {t.name: t for t in (
         search_products, product_details, compare_products, review_search, product_coupons, view_cart,

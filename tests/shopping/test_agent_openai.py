@@ -108,5 +108,5 @@ async def test_purchase_stages_offer_one_tool_each_in_order(runtime: Conversatio
 async def test_tool_results_reach_the_model_as_compact_json(runtime: ConversationRuntime, fake_openai: FakeOpenAI) -> None:
     await turn(runtime, "/shop wireless earbuds under $100")
     tool_message = next(m for m in chats(fake_openai)[0].messages if m.get("role") == "tool")
-    products = json.loads(tool_message["content"])["products"]
+    products = json.loads(tool_message["content"].split("\n", 1)[1])["products"]
     assert products and set(products[0]) == {"id", "name", "brand", "price", "currency", "rating", "review_count", "stock"}
