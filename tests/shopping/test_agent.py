@@ -197,3 +197,16 @@ async def test_rewording_the_prompts_does_not_change_the_offline_path(
 async def test_empty_shop_command_gets_usage(runtime: ConversationRuntime) -> None:
     events = await say(runtime, "/shop")
     assert isinstance(events[-1], Failure) and "/shop" in events[-1].user_message
+
+
+async def test_a_product_out_of_stock_everywhere_that_cannot_ship_is_refused_clearly(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    from agents.shopping.models import FulfillmentOption, Product
+
+    gone = Product(id="lamp-990", name="Sold Out Lamp", category="home", subcategory="lamp", price=30.0,
+                   keywords=["lamp"], fulfillment=[FulfillmentOption(kind="pickup", days=0, fee=0)])
+    await store.upsert_products([gone])
+    answer = final(await say(runtime, "/shop add lamp-990 to my cart"))
+    assert "out of stock" in answer.text and "pending" not in answer.data
+    assert (await store.get_cart("u1")).items == []
