@@ -54,8 +54,7 @@ async def open_review_index(settings: Settings, shop: ShopSettings) -> Any:
 
 
 async def seed_demo(store: Any) -> str | None:
-    """The demo catalog and its reviews' text (embedding happens per product on first use, or all
-    at once with `python -m bot data seed`)."""
+    """The demo catalog and its reviews' text; each product's reviews are embedded on first use."""
     from agents.shopping.demo import demo_catalog, seed_catalog
     from agents.shopping.demo_reviews import generate_reviews
 
@@ -163,17 +162,12 @@ class ShopAgent(AgentDefinition):
         return [CliCommand("ingest", "load catalog or review files (JSONL/CSV) into /shop", run, _ingest_args, group="data")]
 
     async def seed(self, env: AgentEnv) -> str | None:
+        """The demo catalog and review texts (about a second). Reviews are embedded per product on
+        its first review question (under a second each); embedding all 5,847 up front would take
+        minutes on a small CPU (`data ingest reviews` embeds what it loads)."""
         store = await open_catalog(env.settings)
         try:
-            line = await seed_demo(store)
-            if line is None:
-                return None
-            index = await open_review_index(env.settings, env.agent_settings or self.load_settings())
-            try:
-                embedded = await index.sync(store)
-            finally:
-                await index.close()
-            return f"{line} ({embedded} embedded)"
+            return await seed_demo(store)
         finally:
             await store.close()
 

@@ -164,13 +164,18 @@ class ReviewIndex:
 
     # -- schema
 
-    async def _check_existing(self) -> None:
+    async def _check_existing(self) -> bool:
+        """Whether the collection exists (and was built by these embeddings); sets `_ready`.
+
+        Called at open and, while the collection is missing, before each read: with a server, another
+        process may create it in the meantime.
+        """
         try:
             exists = await self._client.collection_exists(self._collection)
         except Exception as exc:  # connection refused, DNS, TLS, auth: all surface here first
             raise ReviewIndexError(f"cannot reach Qdrant at {self._location}: {exc}") from exc
         if not exists:
-            return
+            return False
         info = await self._client.get_collection(self._collection)
         stored = (info.config.metadata or {}).get("embeddings")
         if stored and stored != self._signature:
@@ -180,15 +185,21 @@ class ReviewIndex:
                 "reset_embedded() so every review is due again, and sync"
             )
         self._ready = True
+        return True
 
     async def _ensure_collection(self, dimensions: int) -> None:
-        if self._ready:
+        if self._ready or await self._check_existing():
             return
-        await self._client.create_collection(
-            self._collection,
-            vectors_config=models.VectorParams(size=dimensions, distance=models.Distance.COSINE),
-            metadata={"embeddings": self._signature},
-        )
+        try:
+            await self._client.create_collection(
+                self._collection,
+                vectors_config=models.VectorParams(size=dimensions, distance=models.Distance.COSINE),
+                metadata={"embeddings": self._signature},
+            )
+        except Exception:
+            if await self._check_existing():  # another process created it first
+                return
+            raise
         if not self._local:  # local mode ignores payload indexes (and warns about them)
             await self._client.create_payload_index(
                 self._collection, "product_id", models.PayloadSchemaType.KEYWORD
@@ -244,7 +255,7 @@ class ReviewIndex:
 
     async def delete(self, review_ids: Sequence[str]) -> None:
         """Remove reviews from the index (the catalog deleted them)."""
-        if not review_ids or not self._ready:
+        if not review_ids or not (self._ready or await self._check_existing()):
             return
         selector = models.PointIdsList(points=[point_id(r) for r in review_ids])
         await self._client.delete(self._collection, points_selector=selector, wait=True)
@@ -261,7 +272,7 @@ class ReviewIndex:
         max_rating: int | None = None,
     ) -> list[ReviewHit]:
         """The `k` reviews closest in meaning to `query`, optionally of one product and a rating range."""
-        if not self._ready or not query.strip() or k < 1:
+        if not query.strip() or k < 1 or not (self._ready or await self._check_existing()):
             return []
         vector = await self._embeddings.aembed_query(query)
         conditions: list[Any] = []
@@ -282,7 +293,7 @@ class ReviewIndex:
 
     async def count(self, product_id: str | None = None) -> int:
         """How many reviews are indexed (of one product, when given)."""
-        if not self._ready:
+        if not (self._ready or await self._check_existing()):
             return 0
         flt = None
         if product_id is not None:
