@@ -4,6 +4,7 @@ CLI sub-commands, worker jobs, offline skills) and what it is given."""
 from __future__ import annotations
 
 import argparse
+import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
@@ -106,6 +107,26 @@ class CliCommand:
     configure: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     group: str | None = None  # e.g. "data" for `python -m bot data seed`
     interactive: bool = False  # a terminal conversation: keep INFO logs off the screen
+
+
+class OnFirstUse:
+    """Runs `prepare()` once per process, on the first call, however many turns race to it: an
+    agent seeds an empty store on its first request rather than at start-up, so processes that
+    never serve that agent (other agents, CLI one-shots) don't pay for it. A failure is not
+    remembered: the next call tries again."""
+
+    def __init__(self, prepare: Callable[[], Awaitable[Any]]) -> None:
+        self._prepare = prepare
+        self._lock = asyncio.Lock()
+        self._done = False
+
+    async def __call__(self) -> None:
+        if self._done:
+            return
+        async with self._lock:
+            if not self._done:
+                await self._prepare()
+                self._done = True
 
 
 @dataclass(frozen=True)

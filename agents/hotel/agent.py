@@ -22,7 +22,7 @@ from agents.hotel.seed import seed
 from agents.hotel.settings import HotelSettings
 from agents.hotel.state import new_turn
 from agents.hotel.store import HotelStore
-from bot.agent import AgentDefinition, AgentDeps, AgentEnv, TurnInput, WorkerJob
+from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
 from bot.config import load
 from bot.events import Final
 
@@ -34,24 +34,9 @@ def today_in(timezone: str) -> date:
         return datetime.now(ZoneInfo("UTC")).date()
 
 
-class SeedOnce:
-    """Seeds an empty store with the demo data on the first hotel request, not at start-up, so
-    processes that never answer /hotel (other agents, CLI one-shots) don't pay for it."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self._lock = asyncio.Lock()
-        self._done = False
-
-    async def __call__(self) -> None:
-        if self._done:
-            return
-        async with self._lock:
-            if self._done:
-                return
-            status("Preparing the hotel database (first use)…")
-            await seed(self.store)  # a no-op when another process seeded it meanwhile
-            self._done = True
+async def seed_on_first_use(store: Any) -> None:
+    status("Preparing the hotel database (first use)…")
+    await seed(store)  # a no-op when another process seeded it meanwhile
 
 
 class HotelAgent(AgentDefinition):
@@ -108,7 +93,7 @@ class HotelAgent(AgentDefinition):
             store = await HotelStore.open(deps.settings.resolved_database_url)  # creates the tables
             self._opened.append(store)
             if not await store.is_seeded():
-                prepare = SeedOnce(store)
+                prepare = OnFirstUse(lambda: seed_on_first_use(store))
         hotel = deps.agent_settings or self.load_settings()
         return build_graph(deps, store, search_limit=hotel.search_limit, context=self.context, prepare=prepare,
                            tool_records=self.tool_records)

@@ -21,7 +21,7 @@ from agents.shopping.render import RATES, cart_card, pending_card, price_text, p
 from agents.shopping.settings import ShopSettings
 from agents.shopping.state import new_turn
 from agents.shopping.tools import ShopServices, status
-from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, TurnInput, WorkerJob
+from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, OnFirstUse, TurnInput, WorkerJob
 from bot.config import Settings, load
 from bot.events import Card, Final
 
@@ -68,23 +68,10 @@ async def seed_demo(store: Any) -> str | None:
     return f"shop: {written} catalog rows, {changed} reviews"
 
 
-class SeedOnce:
-    """Seeds an empty catalog on the first /shop request, not at start-up."""
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-        self._lock = asyncio.Lock()
-        self._done = False
-
-    async def __call__(self) -> None:
-        if self._done:
-            return
-        async with self._lock:
-            if not self._done:
-                if not await self.store.is_seeded():
-                    status("Preparing the shop catalog (first use)…")
-                    await seed_demo(self.store)
-                self._done = True
+async def seed_on_first_use(store: Any) -> None:
+    if not await store.is_seeded():
+        status("Preparing the shop catalog (first use)…")
+        await seed_demo(store)
 
 
 async def ingest(kind: str, path: Path, settings: Settings, shop: ShopSettings, *, store: Any = None) -> str:
@@ -202,7 +189,7 @@ class ShopAgent(AgentDefinition):
         if store is None:
             store = await open_catalog(deps.settings)
             self._opened.append(store)
-            prepare = SeedOnce(store)
+            prepare = OnFirstUse(lambda: seed_on_first_use(store))
 
         async def reviews() -> Any:
             if self.reviews is not None:

@@ -48,7 +48,7 @@ from agents.shopping.intents import (
     search_filters,
 )
 from agents.shopping.prompts import prompt
-from agents.shopping.render import cart_data
+from agents.shopping.render import cart_data, money
 from agents.shopping.state import (
     CHANGE_STAGES,
     GENERAL_STAGES,
@@ -341,8 +341,6 @@ class ShopNodes:
             done = f"I couldn't change your cart: {exc}"
         data["cart"] = cart_data(cart)
         data.pop("pending", None)
-        from agents.shopping.render import money
-
         turn["answer"] = f"{done} Cart total: {money(cart.total, cart.currency)}."
         turn["data"], turn["confirmed"] = data, True
         return {"turn": turn, "awaiting": None}
