@@ -52,6 +52,13 @@ class Settings(BaseSettings):
         200_000, ge=1_000, validation_alias=_env("CONCIERGE_MAX_ATTACHMENT_BYTES")
     )
     tool_retries: int = Field(1, ge=0, le=5, validation_alias=_env("CONCIERGE_TOOL_RETRIES"))
+    # Output limits sent with every model call (max_tokens), by purpose: a looping model is cut
+    # by the limit, not by the turn deadline. A truncated structured output is retried once with
+    # twice the limit.
+    max_tokens_answer: int = Field(1024, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_ANSWER"))
+    max_tokens_structured: int = Field(
+        1536, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_STRUCTURED")
+    )
     agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
     # Agents' own settings live in their packages (AgentDefinition.settings_model).

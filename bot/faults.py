@@ -23,6 +23,8 @@ class FaultClass(StrEnum):
     BAD_REQUEST = "bad_request"  # other 4xx: our bug or the input's, never retried
     TOOL = "tool"  # a tool raised
     DEADLINE = "deadline"  # the whole turn ran out of time
+    TRUNCATED = "truncated"  # the reply hit the output limit (finish_reason "length") even when raised
+    CONTENT_FILTER = "content_filter"  # the server's content filter withheld the reply
 
 
 @dataclass(frozen=True)
@@ -52,6 +54,12 @@ FAULT_TABLE: dict[FaultClass, Strategy] = {
         "A tool failed; the answer may be incomplete."),
     FaultClass.DEADLINE: Strategy(False, False, False, "timeout",
         "This took too long and was stopped. Your conversation is intact; please try again."),
+    # Retried once with a higher output limit by ModelProvider, not by the generic retry loop.
+    FaultClass.TRUNCATED: Strategy(False, False, False, "internal",
+        "The language model's answer was cut off at its output limit. Please ask for something "
+        "shorter or more specific."),
+    FaultClass.CONTENT_FILTER: Strategy(False, False, False, "bad_input",
+        "The language model's content filter declined to answer this. Please rephrase your request."),
 }
 
 
@@ -69,11 +77,14 @@ class Fault:
 class TurnFailed(Exception):
     """A turn failed for a classified reason; `user_message` is safe to show."""
 
-    def __init__(self, kind: FailureKind, user_message: str, retry_after: float | None = None):
+    def __init__(
+        self, kind: FailureKind, user_message: str, retry_after: float | None = None, fault: FaultClass | None = None
+    ):
         super().__init__(user_message)
         self.kind = kind
         self.user_message = user_message
         self.retry_after = retry_after
+        self.fault = fault  # what went wrong, for callers that can still answer (e.g. TRUNCATED)
 
 
 def _retry_after(response: Any) -> float | None:
@@ -114,6 +125,10 @@ def classify(exc: BaseException) -> Fault:
         if status in (408, 409):
             return Fault(FaultClass.TRANSIENT, status, retry_after)
         return Fault(FaultClass.BAD_REQUEST, status)
+    if isinstance(exc, openai.LengthFinishReasonError):
+        return Fault(FaultClass.TRUNCATED)
+    if isinstance(exc, openai.ContentFilterFinishReasonError):
+        return Fault(FaultClass.CONTENT_FILTER)
     if isinstance(exc, openai.APIError):
         # Raised for errors inside an SSE stream and for undecodable chunks.
         return Fault(FaultClass.TRANSIENT)

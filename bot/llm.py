@@ -5,10 +5,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
-from typing import Any
+from types import SimpleNamespace
+from typing import Any, Literal
 
 from langchain_core.language_models import BaseChatModel
-from langchain_core.messages import BaseMessage
+from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.runnables import Runnable, RunnableConfig
 
 from bot.config import Settings
@@ -80,9 +81,21 @@ async def close_chat_model(model: BaseChatModel) -> None:
         await client.close()
 
 
+Purpose = Literal["answer", "structured"]
+TRUNCATION_NOTE = "\n\n_(This answer was cut off at the model's output limit.)_"
+
+
+def finish_reason(message: Any) -> str | None:
+    """The server's finish_reason for a reply (langchain-openai keeps it in response_metadata)."""
+    metadata = getattr(message, "response_metadata", None) or {}
+    reason = metadata.get("finish_reason")
+    return str(reason) if reason else None
+
+
 class ModelProvider:
     """Calls a chat model with the fault table applied: retry with backoff and jitter, Retry-After
-    honoured, fallback model on model-not-found, no retry on 401/403 or other 4xx."""
+    honoured, fallback model on model-not-found, no retry on 401/403 or other 4xx. Every call
+    carries an output limit sized for its purpose; `finish_reason` is read on every reply."""
 
     def __init__(
         self,
@@ -93,6 +106,7 @@ class ModelProvider:
         backoff: Backoff | None = None,
         offline: bool = False,
         sleep: Callable[[float], Any] = asyncio.sleep,
+        max_tokens: dict[str, int] | None = None,
     ) -> None:
         self.primary = primary
         self.fallback = fallback
@@ -100,7 +114,9 @@ class ModelProvider:
         self.backoff = backoff or Backoff()
         self.is_offline = offline
         self._sleep = sleep
+        self.max_tokens = {"answer": 1024, "structured": 1536, **(max_tokens or {})}
         self.attempts = 0  # total model calls made, for tests and benchmarks
+        self._limited: dict[tuple[int, int], BaseChatModel] = {}
 
     async def aclose(self) -> None:
         for model in (self.primary, self.fallback):
@@ -123,29 +139,60 @@ class ModelProvider:
             fallback,
             max_retries=settings.llm_max_retries,
             backoff=backoff,
+            max_tokens={"answer": settings.max_tokens_answer, "structured": settings.max_tokens_structured},
         )
+
+    def _with_limit(self, model: BaseChatModel, limit: int) -> BaseChatModel:
+        """`model` sending max_tokens=`limit` (models without the field, the offline one, as is)."""
+        if "max_tokens" not in type(model).model_fields:
+            return model
+        key = (id(model), limit)
+        if key not in self._limited:
+            self._limited[key] = model.model_copy(update={"max_tokens": limit})
+        return self._limited[key]
 
     async def ainvoke(
         self,
         prepare: Prepare,
         messages: Sequence[BaseMessage],
         config: RunnableConfig | None = None,
+        *,
+        purpose: Purpose = "answer",
+        max_tokens: int | None = None,
     ) -> Any:
-        """Run `prepare(model)` (e.g. `lambda m: m.bind_tools(tools)`) on `messages`.
+        """Run `prepare(model)` (e.g. `lambda m: m.bind_tools(tools)`) on `messages`, with an output
+        limit of `max_tokens` (default: the configured limit for `purpose`).
 
-        Raises TurnFailed with a user-safe message when the fault table says stop."""
+        A reply cut off at the limit is retried once with twice the limit when it is structured
+        output or a tool call (a partial one is useless); a cut-off text answer is returned with a
+        note saying so. Raises TurnFailed with a user-safe message when the fault table says stop."""
+        limit = max_tokens or self.max_tokens[purpose]
         model = self.primary
         attempt = 0
         used_fallback = False
+        grown = False
         while True:
             self.attempts += 1
             try:
-                return await prepare(model).ainvoke(list(messages), config)
+                result = await prepare(self._with_limit(model, limit)).ainvoke(list(messages), config)
+                reason = finish_reason(result)
+                if reason == "content_filter":
+                    raise openai_content_filter()
+                if reason == "length" and (getattr(result, "tool_calls", None) or getattr(result, "invalid_tool_calls", None)):
+                    raise openai_length()
+                if reason == "length" and isinstance(result, AIMessage) and isinstance(result.content, str):
+                    log.warning("answer cut off at %d output tokens", limit)
+                    result = result.model_copy(update={"content": result.content + TRUNCATION_NOTE})
+                return result
             except (asyncio.CancelledError, TurnFailed):
                 raise
             except Exception as exc:
                 fault = classify(exc)
                 strategy = fault.strategy
+                if fault.cls is FaultClass.TRUNCATED and not grown:
+                    log.warning("reply cut off at %d output tokens; retrying once with %d", limit, limit * 2)
+                    limit, grown = limit * 2, True
+                    continue
                 if fault.cls is FaultClass.MODEL_NOT_FOUND and self.fallback is not None and not used_fallback:
                     log.warning("model not found (HTTP %s); switching to the fallback model", fault.status)
                     model, used_fallback, attempt = self.fallback, True, 0
@@ -158,8 +205,21 @@ class ModelProvider:
                 if not strategy.retry or attempt >= self.max_retries:
                     log.warning("model call failed: %s (%s) after %d attempt(s)",
                                 fault.cls, type(exc).__name__, attempt + 1)
-                    raise TurnFailed(strategy.failure, strategy.user_message, fault.retry_after) from exc
+                    raise TurnFailed(strategy.failure, strategy.user_message, fault.retry_after, fault.cls) from exc
                 delay = self.backoff.delay(attempt, fault.retry_after if strategy.honour_retry_after else None)
                 log.info("model call failed (%s); retry %d in %.2fs", fault.cls, attempt + 1, delay)
                 attempt += 1
                 await self._sleep(delay)
+
+
+def openai_length() -> Exception:
+    """The SDK's own error for a reply cut off at the limit (raised here for tool calls too)."""
+    import openai
+
+    return openai.LengthFinishReasonError(completion=SimpleNamespace(usage=None))  # type: ignore[arg-type]
+
+
+def openai_content_filter() -> Exception:
+    import openai
+
+    return openai.ContentFilterFinishReasonError()

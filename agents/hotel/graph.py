@@ -36,7 +36,7 @@ from agents.hotel.tools import (
 )
 from bot.agent import AgentDeps
 from bot.events import Status
-from bot.faults import TurnFailed
+from bot.faults import FaultClass, TurnFailed
 from bot.history import BoundedStateGraph
 from bot.llm import ModelProvider
 from bot.tools import admit, tool_node
@@ -103,14 +103,15 @@ class HotelNodes:
         try:
             result = await self.models.ainvoke(
                 lambda m: m.with_structured_output(HotelAnswer, include_raw=True), prompt,
-                config={"tags": ["nostream"]},
+                config={"tags": ["nostream"]}, purpose="structured",
             )
         except TurnFailed as exc:
-            # A reply that is not the JSON asked for fails inside the client's parser; the tool
-            # results are still good, so answer with them. Other failures end the turn as usual.
-            if not isinstance(exc.__cause__, ValueError):
+            # A reply that is not the JSON asked for fails inside the client's parser, and one cut
+            # off at the output limit (after one retry with a higher limit) cannot be parsed; the
+            # tool results are still good, so answer with them. Other failures end the turn.
+            if not isinstance(exc.__cause__, ValueError) and exc.fault is not FaultClass.TRUNCATED:
                 raise
-            log.warning("structured answer was not valid JSON: %s", exc.__cause__)
+            log.warning("structured answer unusable (%s): answering from the tool results", exc.fault or exc.__cause__)
             result = None
         parsed = self._parsed(result, state)
         turn = _turn(state)

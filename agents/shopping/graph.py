@@ -123,7 +123,7 @@ class ShopNodes:
             status("Reading your request…")
             guess = await self.models.ainvoke(
                 lambda m: m.with_structured_output(Intent), [SystemMessage(prompt("classify")), HumanMessage(text)],
-                config={"tags": ["nostream"]},
+                config={"tags": ["nostream"]}, purpose="structured",
             )
             intent = guess.intent if isinstance(guess, Intent) else Intent.model_validate(guess).intent
         turn["intent"] = intent

@@ -9,6 +9,8 @@ It speaks enough of the wire format for the `openai` SDK and langchain-openai's 
 - ``POST /v1/embeddings``: deterministic hashed bag-of-words vectors, L2-normalised, ``float`` or
   ``base64`` encoded (the SDK asks for base64 by default).
 - ``GET /v1/models``: the models given to the constructor.
+- An output limit (``max_completion_tokens`` or ``max_tokens``) is honoured: a longer reply is cut at
+  the limit (mid tool-call JSON if need be) and ends with ``finish_reason: "length"``.
 
 What a chat completion answers, in order:
 
@@ -124,6 +126,29 @@ class Reply:
     @property
     def completion_tokens(self) -> int:
         return count_tokens(self.content or "") + sum(count_tokens(c.arguments_json) for c in self.calls)
+
+
+def _prefix(text: str, tokens: int) -> str:
+    """The start of `text` holding its first `tokens` tokens (the fake's token rule)."""
+    matches = list(itertools.islice(_TOKEN.finditer(text), tokens))
+    return text[: matches[-1].end()] if matches else ""
+
+
+def cut_at(reply: Reply, limit: int) -> Reply:
+    """What a server sends when the reply reaches the output limit: the first `limit` tokens
+    (content first, then tool call arguments, the last one cut mid-JSON) and finish_reason "length"."""
+    content = _prefix(reply.content or "", limit) if reply.content else reply.content
+    left = limit - count_tokens(content or "")
+    calls = []
+    for call in reply.calls:
+        if left <= 0:
+            break
+        arguments = call.arguments_json
+        if count_tokens(arguments) > left:
+            arguments = _prefix(arguments, left)
+        calls.append(ScriptedToolCall(call.name, arguments, call.id))
+        left -= count_tokens(arguments)
+    return Reply(content=content, calls=tuple(calls), finish_reason="length")
 
 
 def _as_tool_call(spec: ToolCallSpec) -> ScriptedToolCall:
@@ -258,6 +283,7 @@ class RecordedRequest:
     response_format: dict[str, Any] | None = None
     stream: bool = False
     input: list[Any] = field(default_factory=list)  # embeddings input, always a list
+    max_tokens: int | None = None  # the request's output limit (max_completion_tokens or max_tokens)
     completion_tokens: int = 0
     status: int | None = None  # None while the answer is pending
     reply: Reply | None = None
@@ -486,6 +512,10 @@ class FakeOpenAI:
             reply = self.responder(request)
             request.reply = await reply if inspect.isawaitable(reply) else reply
         assert request.reply is not None
+        limit = body.get("max_completion_tokens") or body.get("max_tokens")
+        request.max_tokens = limit if isinstance(limit, int) else None
+        if request.max_tokens is not None and request.reply.completion_tokens > request.max_tokens:
+            request.reply = cut_at(request.reply, request.max_tokens)
         request.completion_tokens = request.reply.completion_tokens
         request.status = 200
         completion_id = f"chatcmpl-{next(self._ids):08d}"

@@ -233,3 +233,17 @@ async def test_arguments_that_fail_validation_get_a_tool_message_not_a_crash(
     assert recording.searches == []
     assert tool_messages(fake_openai.requests[1])[0].startswith("Invalid arguments for search_hotels: check_in")
     assert final.text == "Which dates exactly?"
+
+
+async def test_an_answer_cut_off_at_the_output_limit_twice_degrades_to_the_top_results(
+    session: Session, fake_openai: FakeOpenAI, paris_names: list[str]
+) -> None:
+    rambling = Reply.json({"text": "Paris is lovely. " * 3000, "hotels": []})
+    fake_openai.script(Reply.tool_calls([("search_hotels", PARIS)]), rambling, rambling)
+
+    final = await session.say("Paris under $200 next weekend")
+
+    structured = fake_openai.requests[1:]
+    assert [r.max_tokens for r in structured] == [1536, 3072]  # retried once with twice the limit
+    assert all(r.reply is not None and r.reply.finish_reason == "length" for r in structured)
+    assert [c.title for c in final.cards] == paris_names[:3]  # answered from the tool results

@@ -1,0 +1,102 @@
+"""Output limits and finish reasons through the real openai SDK against the fake server (which
+cuts a reply at the request's limit and says finish_reason "length", as servers do)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import openai
+import pytest
+from langchain_core.messages import HumanMessage, SystemMessage
+from pydantic import BaseModel
+
+from bot.config import Settings
+from bot.faults import FAULT_TABLE, FaultClass, TurnFailed, classify
+from bot.llm import TRUNCATION_NOTE, ModelProvider, openai_chat_model
+from tests.fakes.openai_server import FakeOpenAI, Reply
+
+
+class Answer(BaseModel):
+    text: str
+    score: int
+
+
+@pytest.fixture
+async def provider(openai_settings: Settings) -> AsyncIterator[ModelProvider]:
+    models = ModelProvider(
+        openai_chat_model(openai_settings, "gpt-4o-mini"), max_retries=0,
+        max_tokens={"answer": 50, "structured": 40},
+    )
+    yield models
+    await models.aclose()
+
+
+PROMPT = [SystemMessage("You answer."), HumanMessage("Tell me everything.")]
+
+
+async def test_every_call_carries_the_limit_for_its_purpose(provider: ModelProvider, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(Reply.text("short"), Reply.json({"text": "ok", "score": 1}))
+    await provider.ainvoke(lambda m: m, PROMPT)
+    await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+    assert [r.max_tokens for r in fake_openai.requests] == [50, 40]
+
+
+async def test_a_looping_model_is_cut_by_the_limit_and_the_answer_says_so(
+    provider: ModelProvider, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.script(Reply.text("and again " * 2000))
+    message = await provider.ainvoke(lambda m: m, PROMPT)
+    assert fake_openai.requests[-1].completion_tokens == 50
+    assert message.content.endswith(TRUNCATION_NOTE)
+    assert len(fake_openai.requests) == 1  # a text answer is not asked for again
+
+
+async def test_a_cut_off_structured_output_is_retried_once_with_twice_the_limit(
+    provider: ModelProvider, fake_openai: FakeOpenAI
+) -> None:
+    long = {"text": "word " * 60, "score": 3}  # about 70 tokens: over 40, under 80
+    fake_openai.script(Reply.json(long), Reply.json(long))
+    result = await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+    assert result.score == 3
+    assert [r.max_tokens for r in fake_openai.requests] == [40, 80]
+
+
+async def test_still_cut_off_after_the_retry_is_a_truncation_fault_with_its_own_message(
+    provider: ModelProvider, fake_openai: FakeOpenAI
+) -> None:
+    huge = {"text": "word " * 500, "score": 3}
+    fake_openai.script(Reply.json(huge), Reply.json(huge))
+    with pytest.raises(TurnFailed) as failed:
+        await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+    assert failed.value.fault is FaultClass.TRUNCATED
+    assert failed.value.user_message == FAULT_TABLE[FaultClass.TRUNCATED].user_message
+    assert "rephrase or start over" not in failed.value.user_message
+    assert len(fake_openai.requests) == 2
+
+
+async def test_a_cut_off_tool_call_is_retried_with_a_higher_limit(provider: ModelProvider, fake_openai: FakeOpenAI) -> None:
+    call = Reply.tool_calls([("lookup", {"topic": "x " * 60})])
+    fake_openai.script(call, call)
+
+    def lookup(topic: str) -> str:
+        """Look a topic up."""
+        return topic
+
+    message = await provider.ainvoke(lambda m: m.bind_tools([lookup]), PROMPT)
+    assert message.tool_calls and message.tool_calls[0]["args"]["topic"].startswith("x x")
+    assert [r.max_tokens for r in fake_openai.requests] == [50, 100]
+
+
+async def test_a_content_filter_stop_is_reported_as_such(provider: ModelProvider, fake_openai: FakeOpenAI) -> None:
+    fake_openai.script(Reply(content="", finish_reason="content_filter"))
+    with pytest.raises(TurnFailed) as failed:
+        await provider.ainvoke(lambda m: m, PROMPT)
+    assert failed.value.fault is FaultClass.CONTENT_FILTER and failed.value.kind == "bad_input"
+
+
+def test_the_sdk_finish_reason_errors_are_classified() -> None:
+    from types import SimpleNamespace
+
+    length = openai.LengthFinishReasonError(completion=SimpleNamespace(usage=None))  # type: ignore[arg-type]
+    assert classify(length).cls is FaultClass.TRUNCATED
+    assert classify(openai.ContentFilterFinishReasonError()).cls is FaultClass.CONTENT_FILTER
