@@ -72,11 +72,11 @@ def memory_line(entry: MemoryEntry) -> str:
     return line
 
 
-def memory_message(memory: Sequence[MemoryEntry], turn_id: str | None) -> SystemMessage | None:
+def memory_text(memory: Sequence[MemoryEntry], turn_id: str | None) -> str | None:
     entries = [memory_line(e) for e in memory if e.get("turn_id") != turn_id]
     if not entries:
         return None
-    return SystemMessage(render("memory", entries="\n".join(entries)))
+    return render("memory", entries="\n".join(entries))
 
 
 def build_prompt(
@@ -86,21 +86,26 @@ def build_prompt(
     answer: bool,
     mode: ContextMode = "selective",
 ) -> list[BaseMessage]:
-    """The messages for one model call. `answer` adds the structured-answer instructions."""
+    """The messages for one model call. `answer` adds the structured-answer instructions.
+
+    There is exactly one system message and it comes first: the memory of earlier tool use and the
+    answer instructions are folded into it, because the chat templates of many open models
+    (Qwen, Gemma, Mistral…) reject a system message anywhere else (tests/test_message_order.py)."""
     messages = list(state.get("messages") or [])
     tool_context = dict(state.get("tool_context") or {})
     tool_context.setdefault("today", date.today().isoformat())
-    prompt: list[BaseMessage] = [SystemMessage(system_prompt(tool_context, search_limit))]
+    system = [system_prompt(tool_context, search_limit)]
+    body: list[BaseMessage] = []
     if mode == "full":
-        prompt += messages
+        body += messages
     else:
         start = current_turn_start(messages)
-        prompt += earlier_dialogue(messages[:start])
+        body += earlier_dialogue(messages[:start])
         metadata = state.get("metadata") or {}
-        memory = memory_message(metadata.get("memory") or [], str(tool_context.get("turn_id") or ""))
+        memory = memory_text(metadata.get("memory") or [], str(tool_context.get("turn_id") or ""))
         if memory is not None:
-            prompt.append(memory)
-        prompt += messages[start:]
+            system.append(memory)
+        body += messages[start:]
     if answer:
-        prompt.append(SystemMessage(load_prompt("answer")))
-    return prompt
+        system.append(load_prompt("answer"))
+    return [SystemMessage("\n\n".join(system)), *body]
