@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from agents.proofread.report import CATEGORY_NAMES, line_label, quote_lines
+from agents.proofread.scoring import verdict
 
 TurnKind = Literal["review", "explain", "list", "recheck_without_article", "no_report", "question"]
 
@@ -112,7 +113,7 @@ def report_digest(review: dict[str, Any], *, limit: int = 40) -> str:
     """A compact summary of the report for the model answering a question about it."""
     counts = review["counts"]
     head = (
-        f"Score {review['score']}/100, {'approved' if review['approved'] else 'not approved'}; "
+        f"Score {review['score']}/100, {verdict(review)}; "
         f"{counts['critical']} critical, {counts['warning']} warnings, {counts['suggestion']} suggestions."
     )
     return head + "\n" + list_issues(review, limit=limit)

@@ -8,6 +8,7 @@ from collections import Counter
 from typing import Any
 
 from agents.proofread.checkers.privacy import redact, redact_personal
+from agents.proofread.scoring import verdict
 from bot.events import Card
 
 SEVERITY_TITLES = {"critical": "Critical", "warning": "Warnings", "suggestion": "Suggestions"}
@@ -62,11 +63,11 @@ def line_label(issue: dict[str, Any]) -> str:
 def render_report(review: dict[str, Any], lines: list[str]) -> str:
     counts = review["counts"]
     title = review.get("title") or review.get("filename") or "untitled article"
-    verdict = "approved ✅" if review["approved"] else "not approved ❌"
+    verdict_text = verdict(review) + (" ✅" if review["approved"] else " ❌")
     out = [
         f"# Proofreading report: {title}",
         "",
-        f"**Score: {review['score']}/100 — {verdict}**",
+        f"**Score: {review['score']}/100 — {verdict_text}**",
         "",
         f"{ARTICLE_TYPES.get(review.get('article_type', ''), 'Markdown')} article, "
         f"{'Japanese' if review.get('language') == 'ja' else 'English'}, {review.get('line_count', len(lines))} lines"
@@ -126,9 +127,8 @@ def render_report(review: dict[str, Any], lines: list[str]) -> str:
 
 def render_summary(review: dict[str, Any], *, limit: int = 5) -> str:
     counts = review["counts"]
-    verdict = "approved" if review["approved"] else "not approved"
     text = (
-        f"Proofreading: {review['score']}/100, {verdict} — {counts['critical']} critical, "
+        f"Proofreading: {review['score']}/100, {verdict(review)} — {counts['critical']} critical, "
         f"{counts['warning']} warning{'s' if counts['warning'] != 1 else ''}, "
         f"{counts['suggestion']} suggestion{'s' if counts['suggestion'] != 1 else ''}."
     )
@@ -157,7 +157,7 @@ def summary_card(review: dict[str, Any]) -> Card:
     by_category = Counter(i["category"] for i in review["issues"])
     return Card(
         title=f"Proofreading: {review['score']}/100",
-        subtitle=("Approved" if review["approved"] else "Not approved") + f" · {review.get('title') or 'article'}",
+        subtitle=verdict(review).capitalize() + f" · {review.get('title') or 'article'}",
         fields={
             "Critical": str(counts["critical"]),
             "Warnings": str(counts["warning"]),

@@ -38,7 +38,7 @@ async def aggregate_node(state: ReviewState) -> dict[str, Any]:
         "warning_count": counts["warning"],
         "suggestion_count": counts["suggestion"],
         "overall_score": score,
-        "is_approved": determine_approval(counts["critical"], score),
+        "is_approved": determine_approval(counts["critical"], score, len(state.get("errors") or [])),
     }
 
 

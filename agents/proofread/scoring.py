@@ -19,10 +19,22 @@ def calculate_score(critical: int, warning: int, suggestion: int) -> int:
     return max(0, score)
 
 
-def determine_approval(critical: int, score: int) -> bool:
-    if critical > 0:
+def determine_approval(critical: int, score: int, failed_checks: int = 0) -> bool:
+    """Approved: no critical issue, a passing score, and every check ran — a check that failed
+    judged nothing, so its silence cannot count as a pass."""
+    if critical > 0 or failed_checks > 0:
         return False
     return score >= PASSING_SCORE
+
+
+def verdict(review: dict[str, object]) -> str:
+    """'approved', 'not approved', or 'not approved: 2 checks failed' (nothing was judged there)."""
+    if review["approved"]:
+        return "approved"
+    failed = len(review.get("errors") or [])  # type: ignore[arg-type]
+    if failed:
+        return f"not approved: {failed} check{'s' if failed != 1 else ''} failed"
+    return "not approved"
 
 
 def count_by_severity(issues: Iterable[Issue]) -> dict[str, int]:

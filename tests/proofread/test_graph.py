@@ -223,3 +223,13 @@ def test_graph_config_is_frozen_and_validated():
     assert GraphConfig.from_env({"PROOFREAD_CHECK_LINKS_ONLINE": "1", "PROOFREAD_LINK_TIMEOUT": "2.5"}) == GraphConfig(
         check_links_online=True, link_timeout=2.5
     )
+
+
+def test_a_failed_check_withholds_approval_and_the_verdict_says_so() -> None:
+    from agents.proofread.scoring import verdict
+
+    assert determine_approval(0, 95) is True
+    assert determine_approval(0, 95, failed_checks=1) is False
+    assert verdict({"approved": False, "errors": [{}, {}]}) == "not approved: 2 checks failed"
+    assert verdict({"approved": False, "errors": []}) == "not approved"
+    assert verdict({"approved": True, "errors": []}) == "approved"

@@ -126,6 +126,10 @@ async def test_a_failing_model_becomes_error_info_and_the_rest_still_runs(
     # The deterministic language rules and the other checkers still reported.
     assert len([i for i in final.data["issues"] if i["category"] == "language_quality"]) == 11
     assert "## Checks that failed" in final.files[0].content
+    # Two checks judged nothing, so the article cannot be approved, and the verdict says why.
+    assert final.data["approved"] is False
+    assert "not approved: 2 checks failed" in final.text
+    assert "not approved: 2 checks failed ❌" in final.files[0].content
 
 
 async def test_explain_uses_the_model_and_falls_back_to_the_report(fake_openai: FakeOpenAI, openai_settings: Settings):
