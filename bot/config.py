@@ -55,6 +55,8 @@ class Settings(BaseSettings):
     # Output limits sent with every model call (max_tokens), by purpose: a looping model is cut
     # by the limit, not by the turn deadline. A truncated structured output is retried once with
     # twice the limit.
+    # When a model answers without the tool call a request needs, let the offline planner make it.
+    tool_fallback: Literal["planner", "off"] = Field("planner", validation_alias=_env("CONCIERGE_TOOL_FALLBACK"))
     max_tokens_answer: int = Field(1024, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_ANSWER"))
     max_tokens_structured: int = Field(
         1536, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_STRUCTURED")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from types import SimpleNamespace
 from typing import Any, Literal
 
@@ -107,8 +108,12 @@ class ModelProvider:
         offline: bool = False,
         sleep: Callable[[float], Any] = asyncio.sleep,
         max_tokens: dict[str, int] | None = None,
+        planner: BaseChatModel | None = None,
     ) -> None:
         self.primary = primary
+        # The offline planner, asked when a model answers without the tool call the request needs
+        # (many small local models cannot call tools): see `_tool_fallback`.
+        self.planner = planner
         self.fallback = fallback
         self.max_retries = max_retries
         self.backoff = backoff or Backoff()
@@ -134,12 +139,18 @@ class ModelProvider:
         fallback = (
             openai_chat_model(settings, settings.fallback_model) if settings.fallback_model else None
         )
+        planner = None
+        if skills and settings.tool_fallback == "planner":
+            from bot.offline import OfflineChatModel
+
+            planner = OfflineChatModel(skills=tuple(skills))
         return cls(
             openai_chat_model(settings, settings.model),
             fallback,
             max_retries=settings.llm_max_retries,
             backoff=backoff,
             max_tokens={"answer": settings.max_tokens_answer, "structured": settings.max_tokens_structured},
+            planner=planner,
         )
 
     def _with_limit(self, model: BaseChatModel, limit: int) -> BaseChatModel:
@@ -183,7 +194,7 @@ class ModelProvider:
                 if reason == "length" and isinstance(result, AIMessage) and isinstance(result.content, str):
                     log.warning("answer cut off at %d output tokens", limit)
                     result = result.model_copy(update={"content": result.content + TRUNCATION_NOTE})
-                return result
+                return await self._tool_fallback(prepare, messages, config, result)
             except (asyncio.CancelledError, TurnFailed):
                 raise
             except Exception as exc:
@@ -210,6 +221,33 @@ class ModelProvider:
                 log.info("model call failed (%s); retry %d in %.2fs", fault.cls, attempt + 1, delay)
                 attempt += 1
                 await self._sleep(delay)
+
+
+    async def _tool_fallback(
+        self, prepare: Prepare, messages: Sequence[BaseMessage], config: RunnableConfig | None, result: Any
+    ) -> Any:
+        """A reply with no tool call to a request that offered tools, where the planner would call
+        one: the model cannot (or would not) use tools, so the planner's call is used instead and
+        the turn's answer says so (PLANNER_STEPS, read by the runtime)."""
+        if self.planner is None or not isinstance(result, AIMessage) or result.tool_calls:
+            return result
+        if not (getattr(prepare(self.primary), "kwargs", None) or {}).get("tools"):
+            return result
+        planned = await prepare(self.planner).ainvoke(list(messages), config)
+        if not isinstance(planned, AIMessage) or not planned.tool_calls:
+            return result
+        log.warning("the model answered without calling a tool; the planner called %s",
+                    ", ".join(c["name"] for c in planned.tool_calls))
+        steps = PLANNER_STEPS.get()
+        if steps is not None:
+            steps.append(planned.tool_calls[0]["name"])
+        return planned
+
+
+# Tool calls the planner made for a model in the current turn (set per turn by the runtime).
+PLANNER_STEPS: ContextVar[list[str] | None] = ContextVar("planner_steps", default=None)
+PLANNER_FOOTER = ("\n\n_(The language model did not call the tools this request needs; Concierge's "
+                  "built-in planner chose them. Answers are better with a model that supports tool calling.)_")
 
 
 def openai_length() -> Exception:

@@ -31,7 +31,7 @@ from bot.events import Failure, Final, Status, StreamEvent, Token, ToolFinished,
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
-from bot.llm import ModelProvider
+from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, ModelProvider
 from bot.loop import startup_complete
 from bot.storage import AppDatabase, Checkpoints, ThreadRecord
 
@@ -382,6 +382,8 @@ class ConversationRuntime:
         )
         final: Final | Failure | None = None
         outcome = _Outcome()
+        planner_steps: list[str] = []
+        PLANNER_STEPS.set(planner_steps)  # the model provider notes tool calls the planner made
         try:
             async with asyncio.timeout(self.settings.turn_deadline):
                 async for event in self._stream(graph, config, graph_input, outcome):
@@ -394,6 +396,8 @@ class ConversationRuntime:
                     final = agent.interrupted(outcome.interrupts[0].value)
                 else:
                     final = agent.final(dict(outcome.values))
+                if planner_steps:
+                    final = final.model_copy(update={"text": final.text + PLANNER_FOOTER})
         except asyncio.CancelledError:
             # Stopped mid-turn (shutdown): the graph's last checkpoint stands; mark the turn
             # interrupted now, so the next message here repairs and resumes it with a notice.
