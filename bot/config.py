@@ -57,6 +57,9 @@ class Settings(BaseSettings):
     # twice the limit.
     # When a model answers without the tool call a request needs, let the offline planner make it.
     tool_fallback: Literal["planner", "off"] = Field("planner", validation_alias=_env("CONCIERGE_TOOL_FALLBACK"))
+    max_tokens_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
+        "auto", validation_alias=_env("CONCIERGE_MAX_TOKENS_PARAM")
+    )
     max_tokens_answer: int = Field(1024, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_ANSWER"))
     max_tokens_structured: int = Field(
         1536, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_STRUCTURED")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Callable, Sequence
 from contextvars import ContextVar
@@ -48,11 +49,30 @@ class _StreamingCompletions:
         )
 
 
+@functools.cache
+def _chat_openai_class() -> Any:
+    """ChatOpenAI that names the output limit as the server expects (imported on first use)."""
+    from langchain_openai import ChatOpenAI
+
+    class CompatibleChatOpenAI(ChatOpenAI):
+        tokens_param: str = "max_completion_tokens"
+
+        def _get_request_payload(self, input_: Any, *, stop: list[str] | None = None, **kwargs: Any) -> dict:
+            payload = super()._get_request_payload(input_, stop=stop, **kwargs)
+            if self.tokens_param != "max_completion_tokens" and "max_completion_tokens" in payload:
+                # OpenAI's name for the limit; most compatible servers read only max_tokens and
+                # ignore the other, which would leave the output unbounded.
+                payload[self.tokens_param] = payload.pop("max_completion_tokens")
+            return payload
+
+    return CompatibleChatOpenAI
+
+
 def openai_chat_model(settings: Settings, model: str) -> BaseChatModel:
     """A ChatOpenAI over the openai SDK's aiohttp transport (a fraction of httpx's CPU per request)."""
     import openai
-    from langchain_openai import ChatOpenAI
 
+    ChatOpenAI = _chat_openai_class()
     client = openai.AsyncOpenAI(
         api_key=settings.openai_api_key.get_secret_value() if settings.openai_api_key else None,
         base_url=settings.openai_base_url,
@@ -72,7 +92,17 @@ def openai_chat_model(settings: Settings, model: str) -> BaseChatModel:
         stream_usage=True,
         root_async_client=client,
         async_client=_StreamingCompletions(client),
+        tokens_param=tokens_param(settings),
     )
+
+
+def tokens_param(settings: Settings) -> str:
+    """The request field for the output limit: OpenAI's `max_completion_tokens`, or `max_tokens`
+    for other servers (vLLM, llama.cpp, Ollama, DeepSeek all read it)."""
+    if settings.max_tokens_param != "auto":
+        return settings.max_tokens_param
+    url = settings.openai_base_url or ""
+    return "max_completion_tokens" if not url or "api.openai.com" in url else "max_tokens"
 
 
 async def close_chat_model(model: BaseChatModel) -> None:

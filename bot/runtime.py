@@ -198,7 +198,8 @@ class ConversationRuntime:
         return record.agent if record else None
 
     async def reset(self, key: ConversationKey) -> None:
-        async with self._locks.hold(key.thread_id):
+        """Start the conversation over (what `/reset` does), outside a turn."""
+        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
             await self._reset(key)
 
     async def _reset(self, key: ConversationKey) -> None:

@@ -100,3 +100,21 @@ def test_the_sdk_finish_reason_errors_are_classified() -> None:
     length = openai.LengthFinishReasonError(completion=SimpleNamespace(usage=None))  # type: ignore[arg-type]
     assert classify(length).cls is FaultClass.TRUNCATED
     assert classify(openai.ContentFilterFinishReasonError()).cls is FaultClass.CONTENT_FILTER
+
+
+async def test_compatible_servers_get_max_tokens_and_openai_gets_its_own_name(
+    openai_settings: Settings, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.script(Reply.text("a"), Reply.json({"text": "b", "score": 1}), Reply.text("c"))
+    local = ModelProvider(openai_chat_model(openai_settings, "gpt-4o-mini"), max_retries=0)
+    named = openai_settings.model_copy(update={"max_tokens_param": "max_completion_tokens"})
+    openai_style = ModelProvider(openai_chat_model(named, "gpt-4o-mini"), max_retries=0)
+    try:
+        await local.ainvoke(lambda m: m, PROMPT)
+        await local.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+        await openai_style.ainvoke(lambda m: m, PROMPT)
+    finally:
+        await local.aclose()
+        await openai_style.aclose()
+    fields = [sorted(k for k in r.body if "tokens" in k and k != "stream_options") for r in fake_openai.requests]
+    assert fields == [["max_tokens"], ["max_tokens"], ["max_completion_tokens"]]
