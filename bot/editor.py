@@ -36,6 +36,11 @@ class MessageSink(Protocol):
 
 
 # --- splitting ------------------------------------------------------------------------------
+def clip(text: str, limit: int) -> str:
+    """`text` cut to at most `limit` characters, an ellipsis marking the cut."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 _FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
 
 
@@ -178,7 +183,7 @@ class MessageEditor:
         self.edits = 0
 
     async def show(self, text: str) -> None:
-        text = self._clip(text)
+        text = clip(text, self.sink.max_chars)
         self._latest = text
         if self.message_id is None and self._flusher is None:
             await self._write(text)
@@ -210,10 +215,6 @@ class MessageEditor:
         if self._flusher is not None:
             self._flusher.cancel()
             self._flusher = None
-
-    def _clip(self, text: str) -> str:
-        limit = self.sink.max_chars
-        return text if len(text) <= limit else text[: limit - 1] + "…"
 
     async def _flush(self) -> None:
         while self._latest is not None and self._latest != self._shown:

@@ -27,6 +27,13 @@ class Card(BaseModel):
     lon: float | None = None
     actions: list[Action] = Field(default_factory=list)
 
+    @property
+    def map_url(self) -> str | None:
+        """A map search for the card's location, when it has one (every platform's "Map" link)."""
+        if self.lat is None or self.lon is None:
+            return None
+        return f"https://www.google.com/maps/search/?api=1&query={self.lat:.6f}%2C{self.lon:.6f}"
+
 
 class Status(BaseModel):
     type: Literal["status"] = "status"

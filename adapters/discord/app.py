@@ -88,7 +88,7 @@ class DiscordBot:
                 problem = "Each command starts its own thread, so there is nothing to reset here. In a DM with me, `/reset` starts over."
             else:
                 await interaction.response.send_message("Starting a fresh conversation.", ephemeral=True)
-                self.tasks.spawn(self._drain(self.runtime.handle(conversation_key(interaction.channel), turn)), name="reset")
+                self.tasks.spawn(self.runtime.reset(conversation_key(interaction.channel)), name="reset")
                 return
         if turn is not None and files:
             # Fetched before the ack when it is quick, so a refused file gets its reason privately;
@@ -105,11 +105,6 @@ class DiscordBot:
             return
         await interaction.response.defer(thinking=True)
         self.tasks.spawn(self._command_turn(interaction, turn, files), name=f"discord /{turn.command}")
-
-    @staticmethod
-    async def _drain(events: Any) -> None:
-        async for _ in events:
-            pass
 
     async def _command_turn(self, interaction: discord.Interaction, turn: TurnInput, files: list[dict[str, Any]]) -> None:
         """The deferred response becomes the root message (who asked what); in a guild a public

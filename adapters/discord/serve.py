@@ -7,7 +7,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import sys
 from typing import Any
 
 import discord
@@ -53,16 +52,9 @@ async def connect(client: discord.Client, settings: Settings) -> asyncio.Task[No
 
 
 async def serve(app: App, *, shards: int | None = None) -> None:
-    """Run until SIGINT/SIGTERM. A configuration problem exits with status 2 and a readable,
-    secret-free message; turns in progress get SHUTDOWN_GRACE seconds to finish."""
-    try:
-        await _serve(app, shards)
-    except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        raise SystemExit(2) from None
-
-
-async def _serve(app: App, shards: int | None) -> None:
+    """Run until SIGINT/SIGTERM. A configuration problem raises ConfigError with a readable,
+    secret-free message (`python -m bot` prints it and exits with status 2); turns in progress get
+    SHUTDOWN_GRACE seconds to finish."""
     async with stop_signal() as stop, await app.open_runtime() as runtime:
         content = True
         while True:

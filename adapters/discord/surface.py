@@ -12,7 +12,7 @@ from typing import Any
 import discord
 
 from bot.conversation import ConversationKey
-from bot.editor import MessageGone
+from bot.editor import MessageGone, clip
 from bot.events import Attachment, Card
 from bot.render import Surface
 
@@ -26,14 +26,6 @@ CUSTOM_ID_MAX = 100  # a button's custom_id carries the conversation and the res
 BUTTON_LABEL_MAX = 80
 EDIT_INTERVAL = 1.0  # Discord allows about 5 edits per 5 s per channel
 RESUME_PREFIX = "r:"  # custom_id prefix of buttons that answer a graph waiting on interrupt()
-
-
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
-
-
-def map_url(lat: float, lon: float) -> str:
-    return f"https://www.google.com/maps/search/?api=1&query={lat:.6f}%2C{lon:.6f}"
 
 
 def card_embed(card: Card) -> discord.Embed:
@@ -54,8 +46,8 @@ def card_view(cards: Sequence[Card], key: ConversationKey) -> discord.ui.View | 
     a press resumes the waiting graph after a restart too (no view state is kept)."""
     view = discord.ui.View(timeout=None)
     for card in cards:
-        if card.lat is not None and card.lon is not None and len(view.children) < 25:
-            view.add_item(discord.ui.Button(label=clip(f"Map: {card.title}", BUTTON_LABEL_MAX), url=map_url(card.lat, card.lon)))
+        if card.map_url and len(view.children) < 25:
+            view.add_item(discord.ui.Button(label=clip(f"Map: {card.title}", BUTTON_LABEL_MAX), url=card.map_url))
         for action in card.actions:
             payload = key.button_payload(action.value, CUSTOM_ID_MAX - len(RESUME_PREFIX))
             if payload is None or len(view.children) >= 25:

@@ -7,7 +7,8 @@ from __future__ import annotations
 import html
 import logging
 import re
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import aiohttp
@@ -31,8 +32,7 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.files import fetch_file
 from adapters.slack.mrkdwn import escape, to_mrkdwn
-from adapters.slack.sinks import error_code
-from adapters.slack.surface import Place, SlackSurface, send_with_retry
+from adapters.slack.surface import DM_THREAD, Place, SlackSurface, error_code
 from bot.agent import IncomingFile, TurnInput
 from bot.attachments import FileRejected
 from bot.commands import RESET, CommandTable
@@ -45,8 +45,12 @@ from bot.supervisor import AckFirst, TaskSupervisor
 
 log = logging.getLogger(__name__)
 
-DM_THREAD = "dm"  # the thread part of a DM's rolling conversation key
 HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
+RESET_DONE = "Starting a fresh conversation."
+RESET_ELSEWHERE = (
+    "Each command starts its own thread, so there is nothing to reset here. "
+    "In a direct message with me, `/reset` starts a fresh conversation."
+)
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|([^>]*))?>")
@@ -54,7 +58,8 @@ _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 
 
 def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
-    """The Web API client: SLACK_API_BASE_URL, 429s retried after Retry-After, transient errors retried."""
+    """The Web API client at SLACK_API_BASE_URL. Every call made with it (the editor's and the rest)
+    waits out 429s for Retry-After and retries 5xx answers and dropped connections."""
     if settings.slack_bot_token is None:
         raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-…).")
     base = settings.slack_api_base_url
@@ -64,19 +69,12 @@ def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = N
         session=session,
         timeout=30,
         retry_handlers=[
+            # The editor retries its own calls on top of these; keep the product small.
             AsyncRateLimitErrorRetryHandler(max_retry_count=2),
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
-            AsyncServerErrorRetryHandler(max_retry_count=1),
+            AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
     )
-
-
-def thread_key(team: str, channel: str, thread_ts: str) -> ConversationKey:
-    return ConversationKey.slack(team, channel, thread_ts)
-
-
-def dm_key(team: str, channel: str) -> ConversationKey:
-    return ConversationKey.slack(team, channel, DM_THREAD)
 
 
 def is_dm(channel_id: str, channel_type: str | None = None) -> bool:
@@ -118,7 +116,7 @@ def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
 
 
 class SlackBot:
-    """The bolt app and the background work it starts. `drain()` waits for in-flight turns."""
+    """The bolt app and the background work it starts (`tasks`). `start()` before serving."""
 
     def __init__(
         self,
@@ -146,16 +144,13 @@ class SlackBot:
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self) -> None:
-        """Check the token once at start-up (auth.test) so a bad token fails loudly and early."""
+        """Check the token once at start-up (auth.test) so a bad token fails loudly and early;
+        learn the bot's own user id (its mentions and messages)."""
         try:
             auth = await self.client.auth_test()
         except SlackApiError as exc:
             raise ConfigError(f"Slack rejected the bot token ({error_code(exc)}).") from None
         self.bot_user_id = auth.get("user_id")
-
-    async def drain(self, within: float | None = None) -> None:
-        """Wait until every started turn has finished (or `within` seconds passed)."""
-        await self.tasks.drain(within)
 
     async def close(self, within: float = 10.0) -> None:
         """Let turns in progress finish (up to `within` seconds), then stop the rest."""
@@ -168,11 +163,6 @@ class SlackBot:
         if self._session is None:
             self._session = aiohttp.ClientSession()
         return self._session
-
-    async def _bot_user(self, context: dict[str, Any]) -> str | None:
-        if self.bot_user_id is None:
-            self.bot_user_id = context.get("bot_user_id")
-        return self.bot_user_id
 
     # --- wiring ---------------------------------------------------------------------------
     def _register(self) -> None:
@@ -198,46 +188,30 @@ class SlackBot:
         name = str(command.get("command", ""))
         text = str(command.get("text") or "").strip()
         channel = str(command["channel_id"])
-        team = str(command.get("team_id") or "")
-        user = str(command["user_id"])
+        place = Place(channel, None, str(command.get("team_id") or ""), str(command["user_id"]))
         in_dm = is_dm(channel) or command.get("channel_name") == "directmessage"
         found = commands.get(name)
-        if found is RESET:
-            if not in_dm:
-                await ack(
-                    text="Each command starts its own thread, so there is nothing to reset here. "
-                    "In a direct message with me, `/reset` starts a fresh conversation.",
-                    response_type="ephemeral",
-                )
-                return
-            await ack(text="Starting a fresh conversation.", response_type="ephemeral")
-            self.tasks.spawn(self._reset(dm_key(team, channel)), name="slack reset")
+        if found is RESET:  # a DM's rolling conversation; a command's thread has nothing to reset
+            await ack(text=RESET_DONE if in_dm else RESET_ELSEWHERE, response_type="ephemeral")
+            if in_dm:
+                self.tasks.spawn(self.runtime.reset(place.key), name="slack reset")
             return
         if found is None or found.agent is None or (found.needs_input and not text):
             await ack(text=usage_help(commands, name if found and found.agent else None), response_type="ephemeral")
             return
         await ack()
-        turn = TurnInput(text=text, command=found.name, user_id=user)
-        self.tasks.spawn(self._command_turn(team, channel, turn, in_dm=in_dm, respond=respond), name=f"slack {name}")
+        turn = TurnInput(text=text, command=found.name, user_id=place.user_id)
+        self.tasks.spawn(self._command_turn(place, turn, in_dm=in_dm, respond=respond), name=f"slack {name}")
 
-    async def _reset(self, key: ConversationKey) -> None:
-        async for _ in self.runtime.handle(key, TurnInput(text="", command=RESET.name)):
-            pass
-
-    async def _command_turn(
-        self, team: str, channel: str, turn: TurnInput, *, in_dm: bool, respond: AsyncRespond
-    ) -> None:
-        """Post the root message (who asked what); its ts keys the conversation thread."""
-        user = turn.user_id
-        asked = f"{user_link(user)} asked {quote_command(f'/{turn.command}', turn.text)}"
+    async def _command_turn(self, place: Place, turn: TurnInput, *, in_dm: bool, respond: AsyncRespond) -> None:
+        """Post the root message (who asked what); its ts keys the conversation thread (in a DM,
+        the command continues the DM's rolling conversation)."""
+        asked = f"{user_link(place.user_id)} asked {quote_command(f'/{turn.command}', turn.text)}"
         try:
-            root = await send_with_retry(
-                lambda: self.client.chat_postMessage(channel=channel, text=asked, unfurl_links=False),
-                what="chat.postMessage",
-            )
+            root = await self.client.chat_postMessage(channel=place.channel, text=asked, unfurl_links=False)
         except SlackApiError as exc:
             code = error_code(exc)
-            log.warning("cannot post the command's root message in %s: %s", channel, code)
+            log.warning("cannot post the command's root message in %s: %s", place.channel, code)
             hint = (
                 "Invite me to this channel (`/invite @Concierge`) or write to me directly."
                 if code in ("not_in_channel", "channel_not_found")
@@ -245,66 +219,41 @@ class SlackBot:
             )
             await respond(text=f"I can't post here. {hint}", response_type="ephemeral")
             return
-        if in_dm:
-            key, place = dm_key(team, channel), Place(channel, None, team, user)
-        else:
-            ts = str(root["ts"])
-            key, place = thread_key(team, channel, ts), Place(channel, ts, team, user)
-            self.runtime.opened(key)
-        await self.run_turn(key, place, self.runtime.handle(key, turn), report=self._responder(respond))
-
-    @staticmethod
-    def _responder(respond: AsyncRespond) -> Callable[[str], Awaitable[Any]]:
-        async def report(text: str) -> Any:
-            return await respond(text=text, response_type="ephemeral")
-
-        return report
+        if not in_dm:
+            place = replace(place, thread_ts=str(root["ts"]))
+            self.runtime.opened(place.key)
+        await self.run_turn(place, self.runtime.handle(place.key, turn), respond=respond)
 
     # --- messages -------------------------------------------------------------------------
     def _is_from_bot(self, event: dict[str, Any]) -> bool:
         return bool(event.get("bot_id") or event.get("bot_profile")) or event.get("user") in (None, self.bot_user_id)
 
-    async def on_mention(self, body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]) -> None:
+    @staticmethod
+    def _place(body: dict[str, Any], event: dict[str, Any], thread_ts: str | None, assistant: bool = False) -> Place:
+        team = str(body.get("team_id") or event.get("team") or "")
+        return Place(str(event["channel"]), thread_ts, team, str(event["user"]), assistant)
+
+    async def on_mention(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """An @mention: continues the thread's conversation, or starts one keyed on this message."""
-        await self._bot_user(context)
         if self._is_from_bot(event):
             return
-        team = str(body.get("team_id") or event.get("team") or "")
-        channel = str(event["channel"])
-        root = str(event.get("thread_ts") or event["ts"])
-        self.runtime.opened(thread_key(team, channel, root))
-        self.tasks.spawn(
-            self._message_turn(body, event, thread_key(team, channel, root), Place(channel, root, team, event["user"])),
-            name="slack mention",
-        )
+        place = self._place(body, event, str(event.get("thread_ts") or event["ts"]))
+        self.runtime.opened(place.key)
+        self.tasks.spawn(self._message_turn(body, event, place), name="slack mention")
 
-    async def on_message(self, body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]) -> None:
+    async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """Channel thread replies in a thread the bot owns; top-level DMs (one rolling conversation).
         Threaded DMs are assistant threads (on_assistant_message); mentions are on_mention's."""
-        bot_user = await self._bot_user(context)
         if event.get("subtype") not in HANDLED_SUBTYPES or self._is_from_bot(event):
             return
-        team = str(body.get("team_id") or event.get("team") or "")
-        channel = str(event["channel"])
-        user = str(event["user"])
-        if is_dm(channel, event.get("channel_type")):
-            if event.get("thread_ts"):
-                key, place = thread_key(team, channel, event["thread_ts"]), Place(channel, event["thread_ts"], team, user)
-            else:
-                key, place = dm_key(team, channel), Place(channel, None, team, user)
-            self.tasks.spawn(self._message_turn(body, event, key, place), name="slack dm")
-            return
-        if bot_user and f"<@{bot_user}" in str(event.get("text") or ""):
+        thread_ts = event.get("thread_ts") or None
+        if is_dm(str(event["channel"]), event.get("channel_type")):
+            self.tasks.spawn(self._message_turn(body, event, self._place(body, event, thread_ts)), name="slack dm")
+        elif self.bot_user_id and f"<@{self.bot_user_id}" in str(event.get("text") or ""):
             return  # on_mention answers it
-        thread_ts = event.get("thread_ts")
-        if not thread_ts or thread_ts == event.get("ts"):
-            return
-        key = thread_key(team, channel, str(thread_ts))
-        self.tasks.spawn(self._thread_reply(body, event, key, Place(channel, str(thread_ts), team, user)), name="slack reply")
-
-    async def _thread_reply(self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place) -> None:
-        if await self.runtime.owns(key):
-            await self._message_turn(body, event, key, place)
+        elif thread_ts and thread_ts != event.get("ts"):
+            place = self._place(body, event, str(thread_ts))
+            self.tasks.spawn(self._message_turn(body, event, place, owned_only=True), name="slack reply")
 
     async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:
         commands = self.runtime.commands
@@ -316,32 +265,29 @@ class SlackBot:
     async def on_assistant_context_changed(self) -> None:
         """The channel the user is viewing changed; the agents do not use it."""
 
-    async def on_assistant_message(self, body: dict[str, Any], event: dict[str, Any], context: dict[str, Any]) -> None:
-        await self._bot_user(context)
-        if self._is_from_bot(event):
-            return
-        team = str(body.get("team_id") or event.get("team") or "")
-        channel, thread_ts = str(event["channel"]), str(event["thread_ts"])
-        place = Place(channel, thread_ts, team, str(event["user"]), assistant=True)
-        self.tasks.spawn(self._message_turn(body, event, thread_key(team, channel, thread_ts), place), name="slack assistant")
+    async def on_assistant_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
+        if not self._is_from_bot(event):
+            place = self._place(body, event, str(event["thread_ts"]), assistant=True)
+            self.tasks.spawn(self._message_turn(body, event, place), name="slack assistant")
 
     async def _message_turn(
-        self, body: dict[str, Any], event: dict[str, Any], key: ConversationKey, place: Place
+        self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False
     ) -> None:
-        """A user message: claimed once per event_id (Slack retries), files fetched, turn rendered."""
+        """A user message: claimed once per event_id (Slack retries), files fetched, turn rendered.
+        `owned_only`: a channel thread reply, answered in the bot's own threads only."""
+        if owned_only and not await self.runtime.owns(place.key):
+            return
         event_id = body.get("event_id")
         if event_id and not await self.runtime.claim_delivery(f"slack:{event_id}"):
             log.info("retried Slack event %s ignored", event_id)
             return
         text = from_slack_text(str(event.get("text") or ""), self.bot_user_id)
         attachments = await self._attachments(event.get("files") or [], place)
-        if attachments is None:
-            return
-        if not text and not attachments:
+        if attachments is None or not (text or attachments):
             return
         # A message may start with a command: assistant prompts and users write "/hotel Paris".
         turn = self.runtime.commands.turn(text, user_id=place.user_id, attachments=tuple(attachments))
-        await self.run_turn(key, place, self.runtime.handle(key, turn))
+        await self.run_turn(place, self.runtime.handle(place.key, turn))
 
     async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:
         """Shared files, checked and downloaded; None (the user told why) if one is refused."""
@@ -349,10 +295,7 @@ class SlackBot:
             return [await fetch_file(self.client, self._http(), meta, self.settings.max_attachment_bytes) for meta in files]
         except FileRejected as rejected:
             reason = f"⚠️ {escape(str(rejected))}"
-        await send_with_retry(
-            lambda: self.client.chat_postMessage(channel=place.channel, thread_ts=place.thread_ts, text=reason),
-            what="chat.postMessage",
-        )
+        await self.client.chat_postMessage(channel=place.channel, thread_ts=place.thread_ts, text=reason)
         return None
 
     # --- buttons --------------------------------------------------------------------------
@@ -367,58 +310,43 @@ class SlackBot:
         if parsed is None or parsed[0].parts[1] != channel or (team and parsed[0].parts[0] != team):
             log.warning("button value does not belong to this channel; ignored")
             return
-        key, value = parsed
-        self.tasks.spawn(self._resume(body, action, key, value), name="slack resume")
+        self.tasks.spawn(self._resume(body, action, *parsed), name="slack resume")
 
     async def _resume(self, body: dict[str, Any], action: dict[str, Any], key: ConversationKey, value: str) -> None:
         user = str(body["user"]["id"])
         message = body.get("message") or {}
-        channel = key.parts[1]
-        thread_ts = None if key.parts[2] == DM_THREAD else key.parts[2]
         events = self.runtime.resume(key, value, user_id=user)
         first = await anext(events, None)
         if first is None:
             log.info("button on %s pressed again; nothing was waiting", key)
             return
-        label = str((action.get("text") or {}).get("text") or _button_label(message, str(action["action_id"])) or value)
+        team, channel, thread_ts = key.parts
         if message.get("ts") and message.get("blocks"):
+            label = str((action.get("text") or {}).get("text") or value)  # Slack sends a button's text
             blocks = answered_blocks(message["blocks"], action_id=str(action["action_id"]), label=label, user_id=user)
             try:
-                await send_with_retry(
-                    lambda: self.client.chat_update(
-                        channel=channel, ts=message["ts"], text=str(message.get("text") or label), blocks=blocks
-                    ),
-                    what="chat.update",
+                await self.client.chat_update(
+                    channel=channel, ts=message["ts"], text=str(message.get("text") or label), blocks=blocks
                 )
             except SlackApiError as exc:
                 log.warning("could not mark the buttons answered: %s", error_code(exc))
-        team = key.parts[0]
-        await self.run_turn(key, Place(channel, thread_ts, team, user), events, first=first)
+        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
+        await self.run_turn(place, events, first=first)
 
     # --- rendering ------------------------------------------------------------------------
     async def run_turn(
         self,
-        key: ConversationKey,
         place: Place,
         events: AsyncIterator[StreamEvent],
         *,
         first: StreamEvent | None = None,
-        report: Callable[[str], Awaitable[Any]] | None = None,
+        respond: AsyncRespond | None = None,
     ) -> StreamEvent | None:
         surface = SlackSurface(
             self.client,
             place,
-            key,
             edit_interval=self.settings.edit_interval,
             native_streaming=self.settings.slack_native_streaming,
-            report=report,
+            respond=respond,
         )
         return await TurnRenderer(surface).run(events, first=first)
-
-
-def _button_label(message: dict[str, Any], action_id: str) -> str | None:
-    for block in message.get("blocks") or []:
-        for element in block.get("elements") or [] if block.get("type") == "actions" else []:
-            if element.get("action_id") == action_id:
-                return str((element.get("text") or {}).get("text") or "") or None
-    return None

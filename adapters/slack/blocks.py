@@ -1,4 +1,5 @@
-"""Block Kit rendering: pure functions from stream-event models (bot.events) to Slack blocks."""
+"""Block Kit rendering: pure functions from stream-event models (bot.events) to Slack blocks,
+built with slack_sdk's Block Kit models (which also hold Slack's limits), sent as dicts."""
 
 from __future__ import annotations
 
@@ -6,20 +7,25 @@ from collections.abc import Sequence
 from typing import Any
 from urllib.parse import quote
 
+from slack_sdk.models.blocks import (
+    ActionsBlock,
+    ButtonElement,
+    ContextBlock,
+    ImageElement,
+    MarkdownTextObject,
+    PlainTextObject,
+    SectionBlock,
+)
+
 from adapters.slack.mrkdwn import escape, plain, to_mrkdwn
 from bot.conversation import ConversationKey
-from bot.events import Action, Card
+from bot.editor import clip
+from bot.events import Card
 
-# Slack's limits (https://docs.slack.dev/reference/block-kit/blocks)
-MAX_BLOCKS = 50
-MAX_SECTION_TEXT = 3000
-MAX_FIELDS = 10
+MAX_BLOCKS = 50  # per message (https://docs.slack.dev/reference/block-kit/blocks)
+MAX_FIELDS = SectionBlock.fields_max_length
 MAX_FIELD_TEXT = 2000
-MAX_BUTTON_TEXT = 75
-MAX_BUTTON_VALUE = 2000
-MAX_URL = 3000
-MAX_ALT_TEXT = 2000
-MAX_CONTEXT_TEXT = 3000
+MAX_BUTTON_VALUE = ButtonElement.value_max_length
 MAX_FALLBACK = 3000
 
 RESUME_ACTION = "concierge.resume"  # buttons that answer a graph waiting on interrupt()
@@ -28,77 +34,55 @@ LINK_ACTION = "concierge.link"  # URL buttons (Slack still sends an interaction 
 Block = dict[str, Any]
 
 
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+def _mrkdwn(text: str, limit: int = SectionBlock.text_max_length) -> MarkdownTextObject:
+    return MarkdownTextObject(text=clip(text, limit))
 
 
-def _mrkdwn(text: str, limit: int = MAX_SECTION_TEXT) -> dict[str, Any]:
-    return {"type": "mrkdwn", "text": clip(text, limit)}
-
-
-def _plain(text: str, limit: int) -> dict[str, Any]:
-    return {"type": "plain_text", "text": clip(text, limit), "emoji": True}
+def _label(text: str) -> PlainTextObject:
+    return PlainTextObject(text=clip(text, ButtonElement.text_max_length), emoji=True)
 
 
 def _web_url(url: str | None) -> str | None:
-    if url and url.startswith(("https://", "http://")) and len(url) <= MAX_URL:
+    if url and url.startswith(("https://", "http://")) and len(url) <= ButtonElement.url_max_length:
         return url
     return None
 
 
-def map_url(lat: float, lon: float) -> str:
-    return f"https://www.google.com/maps/search/?api=1&query={lat:.6f}%2C{lon:.6f}"
-
-
 # --- cards ------------------------------------------------------------------------------------
-def _button(action: Action, action_id: str, value: str) -> Block:
-    button: Block = {
-        "type": "button",
-        "action_id": action_id,
-        "text": _plain(action.label, MAX_BUTTON_TEXT),
-        "value": value,
-    }
-    if action.style in ("primary", "danger"):
-        button["style"] = action.style
-    return button
-
-
-def _link_button(label: str, url: str, action_id: str) -> Block:
-    return {"type": "button", "action_id": action_id, "text": _plain(label, MAX_BUTTON_TEXT), "url": url}
-
-
 def card_blocks(card: Card, key: ConversationKey, *, index: int = 0) -> list[Block]:
     """A card: title (linked), subtitle, fields, thumbnail; a row of map/link and action buttons."""
     title = escape(card.title)
     url = _web_url(card.url)
     heading = f"*<{url}|{title}>*" if url else f"*{title}*"
     text = heading + (f"\n{to_mrkdwn(card.subtitle)}" if card.subtitle else "")
-    section: Block = {"type": "section", "text": _mrkdwn(text)}
     fields = [
         _mrkdwn(f"*{escape(name)}*\n{to_mrkdwn(str(value))}", MAX_FIELD_TEXT)
         for name, value in card.fields.items()
         if str(value).strip()
     ]
-    if fields:
-        section["fields"] = fields[:MAX_FIELDS]
     image = _web_url(card.image_url)
-    if image:
-        section["accessory"] = {"type": "image", "image_url": image, "alt_text": clip(card.title, MAX_ALT_TEXT)}
-    blocks = [section]
-    overflow = fields[MAX_FIELDS:]
-    if overflow:
-        blocks.append({"type": "section", "fields": overflow[:MAX_FIELDS]})
+    alt_text = clip(card.title, ImageElement.alt_text_max_length)
+    thumbnail = ImageElement(image_url=image, alt_text=alt_text) if image else None
+    blocks: list[SectionBlock | ActionsBlock] = [
+        SectionBlock(text=_mrkdwn(text), fields=fields[:MAX_FIELDS] or None, accessory=thumbnail)
+    ]
+    if fields[MAX_FIELDS:]:
+        blocks.append(SectionBlock(fields=fields[MAX_FIELDS : 2 * MAX_FIELDS]))
 
-    elements: list[Block] = []
-    if card.lat is not None and card.lon is not None:
-        elements.append(_link_button("🗺 Map", map_url(card.lat, card.lon), f"{LINK_ACTION}.map.{index}"))
+    buttons = []
+    if card.map_url:
+        map_id = f"{LINK_ACTION}.map.{index}"
+        buttons.append(ButtonElement(text=_label("🗺 Map"), url=card.map_url, action_id=map_id))
     for n, action in enumerate(card.actions):
         value = key.button_payload(action.value, MAX_BUTTON_VALUE)
         if value is not None:
-            elements.append(_button(action, f"{RESUME_ACTION}.{index}.{n}", value))
-    if elements:
-        blocks.append({"type": "actions", "block_id": f"card-{index}-actions", "elements": elements[:25]})
-    return blocks
+            style = action.style if action.style in ("primary", "danger") else None
+            action_id = f"{RESUME_ACTION}.{index}.{n}"
+            buttons.append(ButtonElement(text=_label(action.label), action_id=action_id, value=value, style=style))
+    if buttons:
+        row = buttons[: ActionsBlock.elements_max_length]
+        blocks.append(ActionsBlock(block_id=f"card-{index}-actions", elements=row))
+    return [block.to_dict() for block in blocks]
 
 
 def card_fallback(card: Card) -> str:
@@ -147,7 +131,7 @@ def answered_blocks(blocks: Sequence[Block], *, action_id: str, label: str, user
             out.append({**block, "elements": kept})
         if any(e.get("action_id") == action_id for e in elements):
             note = f"<@{user_id}> chose *{escape(label)}*"
-            out.append({"type": "context", "elements": [_mrkdwn(note, MAX_CONTEXT_TEXT)]})
+            out.append(ContextBlock(elements=[_mrkdwn(note)]).to_dict())
     return out
 
 

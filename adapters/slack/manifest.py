@@ -13,7 +13,7 @@ from bot.commands import CommandTable
 
 TEMPLATE = Path(__file__).with_name("manifest.yaml")
 PLACEHOLDER_URL = "https://concierge.example.com"
-EVENTS_PATH = "/slack/events"
+EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all arrive here
 
 
 def manifest(commands: CommandTable, *, url: str = PLACEHOLDER_URL, socket_mode: bool = False) -> dict[str, Any]:

@@ -4,13 +4,13 @@ until SIGINT/SIGTERM; turns in progress finish (or are stopped and resume later)
 from __future__ import annotations
 
 import logging
-import sys
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
 from adapters.slack.app import SlackBot, make_client
+from adapters.slack.manifest import EVENTS_PATH
 from bot.app import App
 from bot.config import ConfigError, Settings
 from bot.loop import startup_complete
@@ -18,7 +18,6 @@ from bot.supervisor import stop_signal
 
 log = logging.getLogger(__name__)
 
-EVENTS_PATH = "/slack/events"  # slash commands, events and interactivity all arrive here
 SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
 
 
@@ -55,18 +54,10 @@ def check_settings(settings: Settings, *, socket: bool) -> None:
 
 async def serve(app: App, *, socket: bool = False) -> None:
     """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode.
-    A configuration problem (missing setting, token Slack refuses) exits with status 2 and a
-    readable, secret-free message."""
-    try:
-        check_settings(app.settings, socket=socket)
-        await _serve(app, socket=socket)
-    except ConfigError as exc:
-        print(exc, file=sys.stderr)
-        raise SystemExit(2) from None
-
-
-async def _serve(app: App, *, socket: bool) -> None:
+    A configuration problem (missing setting, token Slack refuses) raises ConfigError with a
+    readable, secret-free message; `python -m bot` prints it and exits with status 2."""
     settings = app.settings
+    check_settings(settings, socket=socket)
     async with (
         stop_signal() as stop,
         aiohttp.ClientSession() as session,

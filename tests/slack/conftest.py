@@ -33,7 +33,7 @@ class SlackHarness:
 
     async def settle(self) -> None:
         """Wait for every turn the bot started to finish."""
-        await self.bot.drain(within=20)
+        await self.bot.tasks.drain(within=20)
 
 
 def work_calls(harness: SlackHarness, since: int) -> list[str]:

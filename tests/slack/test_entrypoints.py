@@ -4,20 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import socket
+import sys
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from adapters.slack.serve import serve
 from agents.registry import registered_agents
 from bot.app import App
 from bot.conversation import ConversationKey
-from tests.fakes.slack_api import APP_ID, BOT_USER_ID, TEAM_ID, FakeSlackAPI, SlackDelivery
+from tests.fakes.slack_api import APP_ID, BOT_USER_ID, SIGNING_SECRET, TEAM_ID, FakeSlackAPI, SlackDelivery
 from tests.slack.conftest import HarnessFactory, slack_settings
 
+ROOT = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).parents[1] / "proofread" / "fixtures"
 
 
@@ -135,23 +136,29 @@ async def test_serve_over_http_verifies_signatures_and_answers(tmp_path: Path, s
     assert len(slack_api.channel_messages("C0GENERAL")) == 1
 
 
-async def test_serve_without_slack_settings_exits_with_a_readable_message(
-    tmp_path: Path, slack_api: FakeSlackAPI, capsys: pytest.CaptureFixture[str]
-) -> None:
-    settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN=None, SLACK_SIGNING_SECRET=None)
-    with pytest.raises(SystemExit) as exited:
-        await serve(App(settings, registered_agents()), socket=True)
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
+async def _bot_slack(tmp_path: Path, *args: str, **env: str) -> tuple[int, str]:
+    """`python -m bot slack ARGS` as its own process, Slack settings from `env` only: (status, stderr)."""
+    environ = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "CONCIERGE_", "SLACK_"))}
+    environ.update(CONCIERGE_DATA_DIR=str(tmp_path), CONCIERGE_LLM="offline", **env)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "slack", *args, cwd=ROOT, env=environ,
+        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+    )
+    _, err = await asyncio.wait_for(proc.communicate(), timeout=120)
+    return proc.returncode or 0, err.decode()
+
+
+async def test_serve_without_slack_settings_exits_with_a_readable_message(tmp_path: Path) -> None:
+    code, err = await _bot_slack(tmp_path, "--socket")
+    assert code == 2
     assert "SLACK_BOT_TOKEN" in err and "SLACK_SIGNING_SECRET" in err and "SLACK_APP_TOKEN" in err
+    assert "Traceback" not in err
 
 
-async def test_serve_with_a_token_slack_refuses_exits_without_echoing_it(
-    tmp_path: Path, slack_api: FakeSlackAPI, capsys: pytest.CaptureFixture[str]
-) -> None:
-    settings = slack_settings(tmp_path, slack_api, SLACK_BOT_TOKEN="xoxb-revoked-secret-value", PORT=_free_port())
-    with pytest.raises(SystemExit) as exited:
-        await serve(App(settings, registered_agents()))
-    assert exited.value.code == 2
-    err = capsys.readouterr().err
-    assert "invalid_auth" in err and "xoxb-revoked-secret-value" not in err
+async def test_serve_with_a_token_slack_refuses_exits_without_echoing_it(tmp_path: Path, slack_api: FakeSlackAPI) -> None:
+    code, err = await _bot_slack(
+        tmp_path, SLACK_BOT_TOKEN="xoxb-revoked-secret-value", SLACK_SIGNING_SECRET=SIGNING_SECRET,
+        SLACK_API_BASE_URL=slack_api.base_url, PORT=str(_free_port()),
+    )
+    assert code == 2
+    assert "invalid_auth" in err and "xoxb-revoked-secret-value" not in err and "Traceback" not in err
