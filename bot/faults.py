@@ -5,11 +5,10 @@ from __future__ import annotations
 import asyncio
 import json
 import random
+import sys
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
-
-import openai
 
 from bot.events import FailureKind
 
@@ -109,6 +108,11 @@ def classify(exc: BaseException) -> Fault:
     """Map an exception from the model client (or anything else) to a fault class."""
     if isinstance(exc, TimeoutError | asyncio.TimeoutError):
         return Fault(FaultClass.TRANSIENT)
+    # The SDK is imported only when a model client is made (it costs about half a second of
+    # start-up); an exception can only be one of its classes once it has been imported.
+    openai: Any = sys.modules.get("openai")
+    if openai is None:
+        return _classify_other(exc)
     if isinstance(exc, openai.APITimeoutError | openai.APIConnectionError):
         return Fault(FaultClass.TRANSIENT)
     if isinstance(exc, openai.APIStatusError):
@@ -132,6 +136,10 @@ def classify(exc: BaseException) -> Fault:
     if isinstance(exc, openai.APIError):
         # Raised for errors inside an SSE stream and for undecodable chunks.
         return Fault(FaultClass.TRANSIENT)
+    return _classify_other(exc)
+
+
+def _classify_other(exc: BaseException) -> Fault:
     if isinstance(exc, ConnectionError) or type(exc).__module__.startswith(("httpx", "httpcore", "aiohttp")):
         return Fault(FaultClass.TRANSIENT)
     if isinstance(exc, json.JSONDecodeError):  # the SDK lets an undecodable chunk escape as is
