@@ -180,6 +180,8 @@ class MessageEditor:
         self._next_allowed = 0.0
         self._flusher: asyncio.Task[None] | None = None
         self._io = asyncio.Lock()
+        self._sending = False  # a post or edit is on its way to the platform
+        self._finishing = False
         self.edits = 0
 
     async def show(self, text: str) -> None:
@@ -192,10 +194,17 @@ class MessageEditor:
             self._flusher = asyncio.create_task(self._flush())
 
     async def finish(self, text: str) -> list[str]:
-        """Replace the status message with the answer (split as needed); returns message ids."""
+        """Replace the status message with the answer (split as needed); returns message ids.
+
+        A progress edit already sent is waited for, never cancelled (the platform may apply it
+        after the answer otherwise); one still waiting for its turn is dropped. The answer then
+        keeps the pace like any edit, so edits of the message stay ordered and `min_interval`
+        apart."""
+        self._finishing = True
         if self._flusher is not None:
             flusher, self._flusher = self._flusher, None
-            flusher.cancel()
+            if not self._sending:
+                flusher.cancel()
             try:
                 await flusher
             except asyncio.CancelledError:
@@ -217,7 +226,7 @@ class MessageEditor:
             self._flusher = None
 
     async def _flush(self) -> None:
-        while self._latest is not None and self._latest != self._shown:
+        while not self._finishing and self._latest is not None and self._latest != self._shown:
             try:
                 await self._write(self._latest)
             except asyncio.CancelledError:
@@ -228,6 +237,8 @@ class MessageEditor:
 
     async def _write(self, text: str, *, final: bool = False) -> None:
         async with self._io:
+            if final and self.message_id is not None and (self._latest or text) == self._shown:
+                return  # the answer is already showing (streamed): nothing to wait for
             wait = self._next_allowed - self._clock()
             if wait > 0:
                 await self._sleep(wait)
@@ -237,18 +248,27 @@ class MessageEditor:
                 text = self._latest  # latest text wins, even if it changed while we waited
             if self.message_id is not None and text == self._shown:
                 return
-            if self.message_id is None:
-                self.message_id = await self._retrying(lambda: self.sink.post(text))
-            else:
-                message_id = self.message_id
-                try:
-                    await self._retrying(lambda: self.sink.edit(message_id, text))
-                    self.edits += 1
-                except MessageGone:
-                    log.info("the message can no longer be edited; posting a new one")
-                    self.message_id = await self._retrying(lambda: self.sink.post(text))
+            if self._finishing and not final:
+                return  # the answer replaces this progress text
+            self._sending = True
+            try:
+                await self._send(text)
+            finally:
+                self._sending = False
             self._shown = text
             self._next_allowed = self._clock() + self.min_interval
+
+    async def _send(self, text: str) -> None:
+        if self.message_id is None:
+            self.message_id = await self._retrying(lambda: self.sink.post(text))
+        else:
+            message_id = self.message_id
+            try:
+                await self._retrying(lambda: self.sink.edit(message_id, text))
+                self.edits += 1
+            except MessageGone:
+                log.info("the message can no longer be edited; posting a new one")
+                self.message_id = await self._retrying(lambda: self.sink.post(text))
 
     async def _retrying(self, call: Callable[[], Awaitable[str | None]]) -> str:
         return await retrying(

@@ -164,3 +164,38 @@ async def test_a_message_that_can_no_longer_be_edited_is_replaced_and_edits_foll
         ticker.cancel()
     assert sink.posts == ["Working…", "The answer."]  # posted once more, not retried against m1
     assert ids == ["m2"] and editor.message_id == "m2"
+
+
+class SlowSink(RecordingSink):
+    """Each edit takes `delay` seconds of the fake clock, recorded at start and end: a request in
+    flight when the answer is ready."""
+
+    def __init__(self, clock: Clock, delay: float) -> None:
+        super().__init__(clock)
+        self.delay = delay
+        self.spans: list[tuple[float, float, str]] = []
+
+    async def edit(self, message_id: str, text: str) -> None:
+        start = self.clock.now
+        await self.clock.sleep(self.delay)
+        self.messages[message_id] = text
+        self.spans.append((start, self.clock.now, text))
+
+
+async def test_the_answer_waits_for_an_edit_in_flight_and_keeps_the_pace() -> None:
+    clock = Clock()
+    sink = SlowSink(clock, delay=0.5)
+    editor = MessageEditor(sink, min_interval=1.0, clock=clock, sleep=clock.sleep)
+    ticker = asyncio.create_task(clock.tick())
+    try:
+        await editor.show("working")
+        await editor.show("step 1")
+        while not clock.now > 1.1:  # noqa: ASYNC110 - the fake clock: the step-1 edit is now in flight
+            await asyncio.sleep(0)
+        await editor.finish("the answer")
+    finally:
+        ticker.cancel()
+    assert [text for _, _, text in sink.spans] == ["step 1", "the answer"]  # the edit in flight was not dropped
+    (_, first_end, _), (second_start, _, _) = sink.spans
+    assert second_start >= first_end + 1.0 - 1e-9  # never two edits closer than the interval
+    assert sink.messages == {"m1": "the answer"}
