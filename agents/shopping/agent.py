@@ -171,8 +171,13 @@ class ShopAgent(AgentDefinition):
                     if folder.is_dir() and any(folder.iterdir()):
                         try:
                             log.info("%s", await ingest(kind, folder, env.settings, shop))
-                        except Exception:  # the next run tries again; the worker lives
-                            log.exception("shop %s ingestion failed", kind)
+                        except Exception as exc:  # the next run tries again; the worker lives
+                            from agents.shopping.reviews import ReviewIndexError
+
+                            if isinstance(exc, ReviewIndexError):  # e.g. the bot holds the local index
+                                log.warning("shop %s ingestion postponed: %s", kind, exc)
+                            else:
+                                log.exception("shop %s ingestion failed", kind)
                     try:
                         await asyncio.wait_for(stop.wait(), interval)
                     except TimeoutError:
