@@ -23,8 +23,11 @@ from agents.proofread.text import count_kana, mask_code_spans
 ZENN_KEYS = frozenset({"emoji", "topics", "type", "published_at", "publication_name"})
 QIITA_KEYS = frozenset({"tags", "private", "updated_at", "organization_url_name", "slide", "ignorePublish"})
 
-FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})\s*([^`]*)$")
-ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+# Possessive quantifiers (`*+`) where giving characters back can never help, and heading text
+# that only ends after a non-blank character (the shortest text the lazy `.*?` would find ends
+# there too): a line of thousands of spaces is otherwise retried from every space (quadratic).
+FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})\s*+([^`]*)$")
+ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+((?:[ \t]*+[^ \t\n])*?))?(?:[ \t]++#++)?[ \t]*+$")
 SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
 LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
 CONTAINER_OPEN = re.compile(r"^\s*(:{3,})\s*([A-Za-z][\w-]*)(.*)$")
@@ -32,12 +35,19 @@ CONTAINER_CLOSE = re.compile(r"^\s*(:{3,})\s*$")
 DEFINITION = re.compile(r"^ {0,3}\[([^\]^][^\]]*)\]:\s*<?(\S*?)>?(?:\s+.*)?$")
 AUTOLINK = re.compile(r"<((?:https?|ftp)://[^\s<>]+|mailto:[^\s<>]+)>")
 HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=\s*[\"']([^\"']*)[\"']", re.I)
+HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
 BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://[^\s<>\"'`\[\]]+")
 ZENN_EMBED_NAMES = frozenset({
     "card", "tweet", "youtube", "gist", "codepen", "codesandbox", "stackblitz", "speakerdeck",
     "slideshare", "docswell", "figma", "blueprintue", "jsfiddle", "github",
 })
 TRAILING_PUNCTUATION = ".,:;!?*_~'\""
+# Links inside link text ([![badge](img)](url)) are read this many levels deep. CommonMark allows
+# no link inside a link at all; without a limit, brackets nested thousands deep would make the
+# work (and the texts kept) grow with the square of the line.
+MAX_LINK_NESTING = 32
+_SCAN_STOP = re.compile(r"[\\\[]")
+_BRACKET_CHARS = re.compile(r"[\\\[\]()]")
 
 
 def parse_article(text: str) -> ParsedArticle:
@@ -181,12 +191,41 @@ def _front_matter(lines: list[str]) -> tuple[FrontMatter | None, int]:
         front.error = str(getattr(exc, "problem", None) or exc)
         front.error_line = (mark.line + 2) if mark is not None else None
         return front, end + 1
+    except RecursionError:  # PyYAML composes nested collections recursively: [[[[…
+        front.error = "the front matter is nested too deeply"
+        front.error_line = 2
+        return front, end + 1
+    if _expands_beyond(data, 2 * len(source) + 100):
+        # Aliases can make a few hundred bytes stand for billions of values, which the checkers
+        # would then format (repr) into their messages. Without aliases, YAML never holds more
+        # values and characters than its source has characters.
+        front.error = "its aliases (*name) expand to far more data than is written"
+        front.error_line = 2
+        return front, end + 1
     if isinstance(data, dict):
         front.data = data
     else:
         front.error = "front matter is not a mapping of keys to values"
         front.error_line = 2
     return front, end + 1
+
+
+def _expands_beyond(data: object, limit: int) -> bool:
+    """True when `data`, counting every value once per place it appears (and the characters of
+    strings), has more than `limit` of them. Stops as soon as it knows."""
+    pending = [data]
+    size = 0
+    while pending:
+        item = pending.pop()
+        size += 1 + (len(item) if isinstance(item, str | bytes) else 0)
+        if size > limit:
+            return True
+        if isinstance(item, dict):
+            pending.extend(item.keys())
+            pending.extend(item.values())
+        elif isinstance(item, list | tuple | set):
+            pending.extend(item)
+    return False
 
 
 def _code_block(marker: str, info: str, start: int, end: int | None, content: list[str]) -> CodeBlock:
@@ -237,29 +276,48 @@ def _language(lines: list[str], kinds: list[LineKind]) -> Language:
 def _links(lines: list[str], kinds: list[LineKind]) -> list[Link]:
     found: list[Link] = []
     for index, line in enumerate(lines):
-        if kinds[index] in ("front_matter", "fence", "code", "math", "html_comment"):
-            continue
+        if kinds[index] in ("front_matter", "fence", "code", "math", "html_comment", "blank"):
+            continue  # (blank: only whitespace, or a thematic break)
         number = index + 1
         if definition := DEFINITION.match(line):
             found.append(Link(url=definition.group(2), text=definition.group(1), line=number, kind="definition"))
             continue
         masked = mask_code_spans(line)
-        found.extend(scan_inline_links(masked, number, original=line))
-        for match in HTML_URL.finditer(masked):
+        pairs = _bracket_pairs(masked)
+        _collect_links(masked, pairs, 0, len(masked), number, 0, line, found, 0)
+        for match in html_url_matches(masked):
             found.append(Link(url=match.group(1), text="", line=number, kind="html", column=match.start()))
-        masked = _mask_spans(masked, scan_spans(masked))
+        masked = _mask_spans(masked, _spans(masked, pairs, 0, len(masked)))
         for match in AUTOLINK.finditer(masked):
             found.append(Link(url=match.group(1), text=match.group(1), line=number, kind="autolink", column=match.start()))
         masked = AUTOLINK.sub(lambda m: " " * len(m.group(0)), masked)
-        masked = HTML_URL.sub(lambda m: " " * len(m.group(0)), masked)
+        masked = _mask_spans(masked, [match.span() for match in html_url_matches(masked)])
+        stripped = line.strip()
+        unbracketed = stripped.strip("<>")
         for match in BARE_URL.finditer(masked):
             url, swallowed = _trim_bare_url(match.group(0))
-            alone = line.strip().strip("<>") == match.group(0).strip() or line.strip() == url
+            alone = unbracketed == match.group(0).strip() or stripped == url
             found.append(
                 Link(url=url, text=url, line=number, kind="bare", column=match.start(),
                      swallowed=swallowed, alone_on_line=alone)
             )
     return found
+
+
+def html_url_matches(line: str) -> list[re.Match[str]]:
+    """HTML_URL.finditer(line), without retrying every `<a` of a tag that has no href/src: when
+    the tag starting at one `<` has none before its `>`, neither has any `<` inside that tag."""
+    matches = []
+    position = 0
+    while (tag := HTML_TAG_START.search(line, position)) is not None:
+        if match := HTML_URL.match(line, tag.start()):
+            matches.append(match)
+            position = match.end()
+            continue
+        position = line.find(">", tag.end())
+        if position == -1:
+            break
+    return matches
 
 
 def _trim_bare_url(url: str) -> tuple[str, str]:
@@ -269,14 +327,18 @@ def _trim_bare_url(url: str) -> tuple[str, str]:
         if not char.isascii():
             url, swallowed = url[:position], url[position:]
             break
-    while url and url[-1] in TRAILING_PUNCTUATION:
-        url = url[:-1]
-    while url.endswith(")") and url.count("(") < url.count(")"):
-        url = url[:-1]
-    return url, swallowed
+    url = url.rstrip(TRAILING_PUNCTUATION)
+    opened, closed = url.count("("), url.count(")")
+    end = len(url)
+    while end and url[end - 1] == ")" and opened < closed:
+        end -= 1
+        closed -= 1
+    return url[:end], swallowed
 
 
 def _mask_spans(line: str, spans: list[tuple[int, int]]) -> str:
+    if not spans:
+        return line
     chars = list(line)
     for start, end in spans:
         for i in range(max(0, start), min(len(chars), end)):
@@ -284,49 +346,70 @@ def _mask_spans(line: str, spans: list[tuple[int, int]]) -> str:
     return "".join(chars)
 
 
-def _matching(line: str, start: int, opener: str, closer: str) -> int:
-    depth = 0
-    index = start
-    while index < len(line):
+Pairs = tuple[dict[int, int], dict[int, int]]
+
+
+def _bracket_pairs(line: str) -> Pairs:
+    """({`[` position: its `]`}, {`(` position: its `)`}) for the whole line, in one pass with a
+    stack. A bracket's match is the first closer after it where the count of openers minus closers
+    (from it on) returns to zero, skipping the character after each backslash; a left-to-right
+    scan reaches the same backslashes from any bracket it visits, so one pass serves every bracket
+    (scanning to the end of the line for each `[` was quadratic: 8 KB of `[` took 6 s)."""
+    squares: dict[int, int] = {}
+    parens: dict[int, int] = {}
+    open_squares: list[int] = []
+    open_parens: list[int] = []
+    hidden = -1  # the character after a backslash
+    for match in _BRACKET_CHARS.finditer(line):
+        index = match.start()
+        if index == hidden:
+            continue
         char = line[index]
         if char == "\\":
-            index += 2
-            continue
-        if char == opener:
-            depth += 1
-        elif char == closer:
-            depth -= 1
-            if depth == 0:
-                return index
-        index += 1
-    return -1
+            hidden = index + 1
+        elif char == "[":
+            open_squares.append(index)
+        elif char == "]":
+            if open_squares:
+                squares[open_squares.pop()] = index
+        elif char == "(":
+            open_parens.append(index)
+        elif open_parens:
+            parens[open_parens.pop()] = index
+    return squares, parens
 
 
 def scan_spans(line: str) -> list[tuple[int, int]]:
     """(start, end) of every `[..](..)`, `![..](..)`, `@[..](..)` and `[..][..]` construct."""
+    return _spans(line, _bracket_pairs(line), 0, len(line))
+
+
+def _spans(line: str, pairs: Pairs, low: int, high: int) -> list[tuple[int, int]]:
+    """scan_spans(line[low:high]), in positions of `line`, from the brackets of the whole line.
+    A `[` inside line[low:high] has its `]` inside too (high is a `]` whose `[` is before low,
+    or the end); a `(` or `]` beyond high is not there."""
+    squares, parens = pairs
     spans = []
-    index = 0
-    while index < len(line):
+    index = low
+    while (stop := _SCAN_STOP.search(line, index, high)) is not None:
+        index = stop.start()
         if line[index] == "\\":
             index += 2
             continue
-        if line[index] != "[":
+        close = squares.get(index, -1)
+        if close == -1 or close >= high:
             index += 1
             continue
-        close = _matching(line, index, "[", "]")
-        if close == -1:
-            index += 1
-            continue
-        start = index - 1 if index > 0 and line[index - 1] in "!@" else index
+        start = index - 1 if index > low and line[index - 1] in "!@" else index
         after = close + 1
-        if after < len(line) and line[after] == "(":
-            end = _matching(line, after, "(", ")")
-            if end != -1:
+        if after < high and line[after] == "(":
+            end = parens.get(after, -1)
+            if end != -1 and end < high:
                 spans.append((start, end + 1))
                 index = end + 1
                 continue
-        if after < len(line) and line[after] == "[":
-            end = line.find("]", after)
+        if after < high and line[after] == "[":
+            end = line.find("]", after, high)
             if end != -1:
                 spans.append((start, end + 1))
                 index = end + 1
@@ -338,16 +421,26 @@ def scan_spans(line: str) -> list[tuple[int, int]]:
 def scan_inline_links(line: str, number: int, offset: int = 0, original: str | None = None) -> list[Link]:
     """Inline links, images, Zenn embeds and reference uses on one line. `line` has its code
     spans masked (so brackets inside code are ignored); text is read from `original`."""
-    original = line if original is None else original
     found: list[Link] = []
-    for start, end in scan_spans(line):
+    _collect_links(line, _bracket_pairs(line), 0, len(line), number, offset, line if original is None else original,
+                   found, 0)
+    return found
+
+
+def _collect_links(
+    line: str, pairs: Pairs, low: int, high: int, number: int, offset: int, original: str,
+    found: list[Link], depth: int,
+) -> None:
+    """scan_inline_links on line[low:high] (positions of the whole line; columns are `offset` + position)."""
+    squares = pairs[0]
+    for start, end in _spans(line, pairs, low, high):
         prefix = line[start] if line[start] in "!@" else ""
         open_bracket = start + len(prefix)
-        close = _matching(line, open_bracket, "[", "]")
+        close = squares[open_bracket]
         text = original[open_bracket + 1 : close]
         if text.startswith("^"):
             continue  # footnote reference
-        if close + 1 < len(line) and line[close + 1] == "[":
+        if close + 1 < high and line[close + 1] == "[":
             ref = line[close + 2 : end - 1] or text
             found.append(Link(url=ref, text=text, line=number, kind="reference", column=offset + start))
             continue
@@ -361,11 +454,9 @@ def scan_inline_links(line: str, number: int, offset: int = 0, original: str | N
         else:
             kind = "inline"
             # A badge or image inside the link text: [![alt](img)](url)
-            found.extend(scan_inline_links(
-                line[open_bracket + 1 : close], number, offset + open_bracket + 1, original=text
-            ))
+            if depth < MAX_LINK_NESTING:
+                _collect_links(line, pairs, open_bracket + 1, close, number, offset, original, found, depth + 1)
         found.append(Link(url=url, text=text, line=number, kind=kind, column=offset + start, extra=extra))
-    return found
 
 
 def _destination_url(destination: str) -> tuple[str, str]:

@@ -26,20 +26,29 @@ ARTICLE_TYPES = {"zenn": "Zenn", "qiita": "Qiita", "markdown": "Markdown"}
 MAX_QUOTED_LINES = 3
 
 
-def quote_lines(lines: list[str], issue: dict[str, Any]) -> list[tuple[int, str]]:
-    """The offending lines (at most three), with secrets and personal data masked."""
+def quote_lines(
+    lines: list[str], issue: dict[str, Any], cache: dict[tuple[int, bool], str] | None = None
+) -> list[tuple[int, str]]:
+    """The offending lines (at most three), with secrets and personal data masked. `cache` keeps
+    the masked lines across the issues of one report: many issues can quote one long line."""
     start = issue.get("line_start")
     if not start:
         return []
     end = issue.get("line_end") or start
     end = min(end, start + MAX_QUOTED_LINES - 1)
+    personal = issue.get("category") == "privacy"
     quoted = []
     for number in range(start, end + 1):
         if 1 <= number <= len(lines):
-            text = redact(lines[number - 1])
-            if issue.get("category") == "privacy":
-                text = redact_personal(text)
-            quoted.append((number, text[:300]))
+            text = cache.get((number, personal)) if cache is not None else None
+            if text is None:
+                text = redact(lines[number - 1])
+                if personal:
+                    text = redact_personal(text)
+                text = text[:300]
+                if cache is not None:
+                    cache[(number, personal)] = text
+            quoted.append((number, text))
     return quoted
 
 
@@ -92,6 +101,7 @@ def render_report(review: dict[str, Any], lines: list[str]) -> str:
             f"- Score: {comparison['previous_score']} → {review['score']}",
         ]
     issues = review["issues"]
+    masked: dict[tuple[int, bool], str] = {}
     for severity, heading in SEVERITY_TITLES.items():
         group = [i for i in issues if i["severity"] == severity]
         if not group:
@@ -104,7 +114,7 @@ def render_report(review: dict[str, Any], lines: list[str]) -> str:
                 f"{line_label(issue)}",
                 "",
             ]
-            quoted = quote_lines(lines, issue)
+            quoted = quote_lines(lines, issue, masked)
             if quoted:
                 out += [_fenced(quoted), ""]
             out += [

@@ -153,7 +153,14 @@ class ParsedArticle(BaseModel):
 
     @property
     def lines(self) -> list[str]:
-        return self.raw.split("\n")
+        """The lines of `raw` (do not modify the list: it is split once and shared). Checkers call
+        line(n) and line_count inside loops over lines, so re-splitting made those quadratic."""
+        cached = self.__dict__.get("_split_lines")
+        if cached is None or cached[0] is not self.raw:
+            # Kept outside the model's fields: not validated, serialised or compared.
+            cached = (self.raw, self.raw.split("\n"))
+            self.__dict__["_split_lines"] = cached
+        return cached[1]
 
     @property
     def line_count(self) -> int:

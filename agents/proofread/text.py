@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+# What a code span is, as a regular expression. It is not run as one: on a run of backticks that
+# never closes it backtracks cubically (4 KB took minutes); code_spans() finds the same matches
+# in one pass.
 CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
+_BACKTICKS = re.compile(r"`+")
 # Zenn `$x$` and Qiita $`x`$ inline math (the latter is also a code span).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
-_HTML_TAG = re.compile(r"<[^>\n]+>")
-_LINK_DEST = re.compile(r"\]\([^)\n]*\)")
+# `<[^>\n]+>` and `\]\([^)\n]*\)`, written so that an opener without its closer consumes the rest
+# of the line once instead of being retried from every later opener (quadratic on `<<<<…`).
+# Only matches whose closing group is present are blanked.
+_HTML_TAG = re.compile(r"<([^>\n]*)(>?)")
+_LINK_DEST = re.compile(r"\]\([^)\n]*(\)?)")
 _JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
@@ -19,18 +28,100 @@ def blank(match: re.Match[str]) -> str:
     return " " * len(match.group(0))
 
 
+def code_spans(line: str) -> list[tuple[int, int, int]]:
+    """(start, end, backticks) of each match of CODE_SPAN.finditer(line), in linear time.
+
+    The regex starts a span at the first backtick of a run of n backticks, with the longest
+    opener k <= n for which a later run of exactly k backticks exists on the same line (`.` stops
+    at a newline); the span ends after the first such run. When no k works for the first backtick
+    of a run, none works for the others in it either."""
+    spans: list[tuple[int, int, int]] = []
+    offset = 0
+    for segment in line.split("\n"):
+        runs = [(m.start(), m.end() - m.start()) for m in _BACKTICKS.finditer(segment)]
+        by_length: dict[int, list[int]] = {}
+        for index, (_start, length) in enumerate(runs):
+            by_length.setdefault(length, []).append(index)
+        cursor = dict.fromkeys(by_length, 0)  # per length: the first candidate not yet passed
+        index = 0
+        while index < len(runs):
+            start, length = runs[index]
+            closer = None
+            for ticks in range(length, 0, -1):
+                candidates = by_length.get(ticks)
+                if candidates is None:
+                    continue
+                position = cursor[ticks]
+                while position < len(candidates) and candidates[position] <= index:
+                    position += 1
+                cursor[ticks] = position
+                if position < len(candidates):
+                    closer = candidates[position]
+                    break
+            if closer is None:
+                index += 1
+                continue
+            end = runs[closer][0] + ticks
+            spans.append((offset + start, offset + end, ticks))
+            index = closer + 1
+        offset += len(segment) + 1
+    return spans
+
+
+def replace_spans(line: str, spans: list[tuple[int, int, str]]) -> str:
+    """`line` with each (start, end) range, in order and not overlapping, replaced by its text."""
+    if not spans:
+        return line
+    parts = []
+    position = 0
+    for start, end, text in spans:
+        parts.append(line[position:start])
+        parts.append(text)
+        position = end
+    parts.append(line[position:])
+    return "".join(parts)
+
+
 def mask_code_spans(line: str) -> str:
     """The line with inline code spans replaced by spaces (columns are preserved)."""
-    return CODE_SPAN.sub(blank, line)
+    if "`" not in line:
+        return line
+    return replace_spans(line, [(start, end, " " * (end - start)) for start, end, _ticks in code_spans(line)])
 
 
 def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)
     line = _INLINE_MATH.sub(blank, line)
-    line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1), line)
+    line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1) if m.group(1) else m.group(0), line)
     line = _URL.sub(blank, line)
-    return _HTML_TAG.sub(blank, line)
+    return _HTML_TAG.sub(lambda m: blank(m) if m.group(1) and m.group(2) else m.group(0), line)
+
+
+def finditer_by_runs(
+    pattern: re.Pattern[str], line: str, start: re.Pattern[str], run: re.Pattern[str],
+    tail: re.Pattern[str] | None = None,
+) -> Iterator[re.Match[str]]:
+    """The matches of pattern.finditer(line) for a pattern that begins with a run of `run`
+    characters followed by something that cannot continue the run (`user@`, `token=`, `x://`).
+
+    Every start inside one run reaches the same end of the run, so where the first possible
+    start (`start`) fails, the later ones in the run fail too: they are skipped instead of each
+    rescanning the run, which is quadratic on a long word (`a.a.a.a…`). `tail`, when given, is
+    what must follow the run; it is checked first because the pattern itself can backtrack
+    through the run for a long time before failing."""
+    position = 0
+    while (found := start.search(line, position)) is not None:
+        begin = found.start()
+        run_end = run.match(line, begin)
+        end = run_end.end() if run_end else begin + 1
+        if tail is None or tail.match(line, end):
+            match = pattern.match(line, begin)
+            if match is not None:
+                yield match
+                position = max(match.end(), begin + 1)
+                continue
+        position = max(end, begin + 1)
 
 
 def count_kana(text: str) -> int:
@@ -55,11 +146,9 @@ class Sentence:
     breaks: tuple[tuple[int, int], ...] = ()
 
     def line_at(self, index: int) -> int:
-        line = self.line_start
-        for begin, number in self.breaks:
-            if begin <= index:
-                line = number
-        return line
+        # `breaks` is in increasing order of index: the last break at or before `index`.
+        position = bisect_right(self.breaks, index, key=lambda brk: brk[0])
+        return self.breaks[position - 1][1] if position else self.line_start
 
 
 def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sentence]:
@@ -120,6 +209,6 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
         if japanese and char == ".":
             return False
         if following.isspace():
-            previous_word = line[: index].rsplit(" ", 1)[-1].lower()
+            previous_word = line[line.rfind(" ", 0, index) + 1 : index].lower()
             return previous_word not in {"e.g", "i.e", "etc", "vs", "mr", "dr", "cf", "fig"}
     return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from abc import ABC
+from bisect import bisect_right
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -46,12 +47,10 @@ def locate(article: ParsedArticle, line: int | None) -> str:
         return "whole article"
     if line <= article.front_matter_line_count:
         return f"front matter, line {line}"
-    section = None
-    for heading in article.headings:
-        if heading.line <= line:
-            section = heading
-        else:
-            break
+    # The last heading at or before the line (headings are in line order), by bisection: this
+    # runs for every issue, and an article can have thousands of both.
+    position = bisect_right(article.headings, line, key=lambda heading: heading.line)
+    section = article.headings[position - 1] if position else None
     if section is None or section.line == line:
         return f"line {line}"
     return f"line {line}, section “{section.text}”"

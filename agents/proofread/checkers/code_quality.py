@@ -15,8 +15,9 @@ from collections.abc import Callable
 import yaml
 
 from agents.proofread.checkers.base import BaseChecker
-from agents.proofread.checkers.privacy import ASSIGNED_SECRET, PLACEHOLDER, find_secrets, looks_random
+from agents.proofread.checkers.privacy import PLACEHOLDER, assigned_secrets, find_secrets, looks_random
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle
+from agents.proofread.text import finditer_by_runs
 
 PYTHON = {"python", "py", "python3", "py3", "ipython"}
 JSON = {"json"}
@@ -34,6 +35,10 @@ EXTENSIONS = {
 }
 COMMON_DEFAULT_PASSWORDS = {"postgres", "root", "admin", "password", "secret", "mysql", "example", "pass", "guest"}
 CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
+# Every `curl` before the same `|` shares what follows it: each is tried once (see finditer_by_runs).
+CURL_PIPE_SHELL = re.compile(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b")
+CURL = re.compile(r"\bcurl\b")
+NOT_PIPE = re.compile(r"[^|]*")
 
 
 class SyntaxProblem(Exception):
@@ -115,7 +120,7 @@ class CodeQualityChecker(BaseChecker):
             number = block.content_start_line + offset
             if find_secrets(line, number):
                 continue  # the privacy checker reports it as critical
-            for match in ASSIGNED_SECRET.finditer(line):
+            for match in assigned_secrets(line):
                 key, value = match.group(1), match.group(2).rstrip(".,;")
                 if not re.search(r"(?i)secret|token|passw|api[_-]?key|apikey|private", key):
                     continue
@@ -148,7 +153,7 @@ class CodeQualityChecker(BaseChecker):
                     "World-writable files are a common security hole, and readers copy the command.",
                     "rule:chmod-777",
                 ))
-            if re.search(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b", line):
+            if next(finditer_by_runs(CURL_PIPE_SHELL, line, CURL, NOT_PIPE), None):
                 issues.append(self.issue(
                     article, "suggestion", number, "The script is piped from curl straight into a shell.",
                     "Show how to download and inspect the script first, or link the official installer docs.",

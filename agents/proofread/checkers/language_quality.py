@@ -182,26 +182,40 @@ class LanguageQualityChecker(BaseChecker):
                 if (surface, kind) in DOUBLED_PARTICLES:
                     particles.append((surface, kind, start, token.begin))
             index += 1
-        for i, (surface, kind, token_index, offset) in enumerate(particles):
-            for other_surface, other_kind, other_index, other_offset in particles[i + 1 :]:
-                if (other_surface, other_kind) != (surface, kind):
-                    continue
-                between = sentence.text[offset + 1 : other_offset]
-                if "、" in between or "，" in between:
-                    continue  # 「AはX、BはY」: parallel clauses, each with its own particle
-                if surface != "は" and other_index - token_index > 12:
-                    continue
-                if any(t.pos1 in PREDICATES for t in tokens[token_index + 1 : other_index]):
-                    continue  # a predicate in between: two clauses, each with its own particle
-                line = sentence.line_at(other_offset)
-                return [self.issue(
-                    article, "warning", line,
-                    f"The particle 「{surface}」 appears twice in one sentence: "
-                    f"「{sentence.text[max(0, offset - 6) : other_offset + 2].strip()}」.",
-                    "Rephrase so the particle is used once, or split the sentence.",
-                    "Doubled particles make the subject/object relation ambiguous (no-doubled-joshi).",
-                    "rule:doubled-particle",
-                )]
+        if len(particles) < 2:
+            return []
+        # Each particle is paired with the next one of its kind only: the reasons to let a pair
+        # pass (a 読点 or a predicate between them, too far apart) hold for every later one as
+        # well. Counts so far, to test "between" without rescanning: comparing every pair was
+        # quadratic in the length of a sentence (a paragraph without 。 is one sentence).
+        commas = [0, *itertools.accumulate(char in "、，" for char in sentence.text)]
+        predicates = [0, *itertools.accumulate(t.pos1 in PREDICATES for t in tokens)]
+        following: list[int | None] = [None] * len(particles)
+        last_of_kind: dict[tuple[str, str], int] = {}
+        for i in range(len(particles) - 1, -1, -1):
+            key = particles[i][:2]
+            following[i] = last_of_kind.get(key)
+            last_of_kind[key] = i
+        for i, (surface, _kind, token_index, offset) in enumerate(particles):
+            j = following[i]
+            if j is None:
+                continue
+            _surface, _other_kind, other_index, other_offset = particles[j]
+            if commas[other_offset] - commas[min(offset + 1, other_offset)]:
+                continue  # 「AはX、BはY」: parallel clauses, each with its own particle
+            if surface != "は" and other_index - token_index > 12:
+                continue
+            if predicates[other_index] - predicates[min(token_index + 1, other_index)]:
+                continue  # a predicate in between: two clauses, each with its own particle
+            line = sentence.line_at(other_offset)
+            return [self.issue(
+                article, "warning", line,
+                f"The particle 「{surface}」 appears twice in one sentence: "
+                f"「{sentence.text[max(0, offset - 6) : other_offset + 2].strip()}」.",
+                "Rephrase so the particle is used once, or split the sentence.",
+                "Doubled particles make the subject/object relation ambiguous (no-doubled-joshi).",
+                "rule:doubled-particle",
+            )]
         return []
 
     def _doubled_words(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
@@ -337,6 +351,11 @@ def _strip_markup(line: str) -> str:
     line = re.sub(r"^(\s*)(?:[-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?", lambda m: " " * len(m.group(0)), line)
     line = re.sub(r"^(\s*>)+", lambda m: " " * len(m.group(0)), line)
     line = re.sub(r"\*\*|__|~~", lambda m: "  " if len(m.group(0)) == 2 else m.group(0), line)
-    line = re.sub(r"(!?\[([^\]]*)\])(\[[^\]]*\])?",
-                  lambda m: m.group(2) + " " * (len(m.group(0)) - len(m.group(2))), line)
-    return line
+    return _LINK_BRACKETS.sub(
+        lambda m: m.group(2) + " " * (len(m.group(0)) - len(m.group(2))) if m.group(1) else m.group(0), line
+    )
+
+
+# `(!?\[([^\]]*)\])(\[[^\]]*\])?`; when no `]` follows a `[`, the second branch takes the rest of
+# the line at once (no later `[` can close either), instead of every `[` rescanning it.
+_LINK_BRACKETS = re.compile(r"(!?\[([^\]]*)\])(\[[^\]]*\])?|!?\[[^\]]*")

@@ -12,7 +12,7 @@ import unicodedata
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.schemas import Issue, ParsedArticle, Severity
-from agents.proofread.text import CODE_SPAN, mask_code_spans
+from agents.proofread.text import code_spans, mask_code_spans, replace_spans
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
 # Japanese technical writing (line length, trailing punctuation, blank lines around lists), owned by
@@ -167,6 +167,7 @@ class MarkdownFormatChecker(BaseChecker):
         for first, chunk in linter_chunks(article, view_lines):
             found = run_pymarkdown(chunk, self.context.linter, self.config.linter_timeout)
             failures += [(line + first - 1, column, rule, detail) for line, column, rule, detail in found]
+        blanked_runs: _BlankedRuns | None = None
         for line, _column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
             kind = article.kind(line)
@@ -174,8 +175,10 @@ class MarkdownFormatChecker(BaseChecker):
                 continue
             if rule == "md036" and kind == "list":
                 continue  # pymarkdownlnt reports a list item that is only ~~struck~~ text
-            if rule == "md012" and _blank_run_was_blanked(article, view_lines, line):
-                continue  # the blank lines are Zenn/Qiita syntax we hid from the linter
+            if rule == "md012":
+                blanked_runs = blanked_runs or _BlankedRuns(article, view_lines)
+                if blanked_runs.around(line):
+                    continue  # the blank lines are Zenn/Qiita syntax we hid from the linter
             issues.append(self.issue(
                 article, severity, line, problem + (f" {detail}" if detail else ""),
                 _LINTER_FIXES.get(rule, "Adjust the Markdown so it follows the usual convention."),
@@ -308,26 +311,41 @@ class MarkdownFormatChecker(BaseChecker):
 def _fill_code_spans(line: str) -> str:
     """Code spans reduced to `xxx`: their backticks still count as punctuation next to ** (as in
     CommonMark), while ** inside code is ignored."""
-    return CODE_SPAN.sub(lambda m: m.group(1) + "x" * len(m.group(2)) + m.group(1), line)
+    if "`" not in line:
+        return line
+    return replace_spans(line, [
+        (start, end, "`" * ticks + "x" * (end - start - 2 * ticks) + "`" * ticks)
+        for start, end, ticks in code_spans(line)
+    ])
 
 
-def _blank_run_was_blanked(article: ParsedArticle, view: list[str], line: int) -> bool:
-    """True when the run of blank lines around `line` (as the linter saw it) contains a line we
-    blanked out, i.e. the author did not write those blank lines."""
-    def blanked(number: int) -> bool:
-        return bool(article.line(number).strip())
+class _BlankedRuns:
+    """For each run of blank lines (as the linter saw them): does it contain a line we blanked
+    out, i.e. blank lines the author did not write? Computed once, not per MD012 report (one per
+    extra blank line: walking the run for each was quadratic in its length)."""
 
-    number = line
-    while 1 <= number <= len(view) and not view[number - 1].strip():
-        if blanked(number):
-            return True
-        number -= 1
-    number = line + 1
-    while 1 <= number <= len(view) and not view[number - 1].strip():
-        if blanked(number):
-            return True
-        number += 1
-    return False
+    def __init__(self, article: ParsedArticle, view: list[str]) -> None:
+        lines = article.lines
+        self.view = view
+        self.run_of: list[int] = []  # per line of the view: its run's index, or -1 if not blank
+        self.blanked: list[bool] = []
+        for index, text in enumerate(view):
+            if text.strip():
+                self.run_of.append(-1)
+                continue
+            if not index or self.run_of[-1] == -1:
+                self.blanked.append(False)
+            self.run_of.append(len(self.blanked) - 1)
+            if index < len(lines) and lines[index].strip():
+                self.blanked[-1] = True
+
+    def around(self, line: int) -> bool:
+        """True when the run of blank lines at `line`, or else the one starting just after it,
+        contains a blanked line."""
+        for number in (line, line + 1):
+            if 1 <= number <= len(self.view) and self.run_of[number - 1] != -1:
+                return self.blanked[self.run_of[number - 1]]
+        return False
 
 
 def _looks_like_list_item(article: ParsedArticle, number: int, match: re.Match[str]) -> bool:

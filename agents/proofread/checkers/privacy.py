@@ -6,11 +6,15 @@ from __future__ import annotations
 import ipaddress
 import math
 import re
+from bisect import bisect_right
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import accumulate
 
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.schemas import Issue, ParsedArticle
+from agents.proofread.text import finditer_by_runs, replace_spans
 
 
 @dataclass(frozen=True)
@@ -18,6 +22,15 @@ class SecretPattern:
     name: str
     pattern: re.Pattern[str]
     what: str
+    # For patterns that open with a run of characters (a URL scheme, a JWT segment): where a match
+    # can start, and the run, so that a long word is not rescanned from each of its positions.
+    start: re.Pattern[str] | None = None
+    run: re.Pattern[str] | None = None
+
+    def finditer(self, line: str) -> Iterator[re.Match[str]]:
+        if self.start is None or self.run is None:
+            return self.pattern.finditer(line)
+        return finditer_by_runs(self.pattern, line, self.start, self.run)
 
 
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
@@ -40,21 +53,27 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     SecretPattern("discord-token", re.compile(r"\b[MNO][A-Za-z\d]{23,27}\.[\w-]{6}\.[\w-]{27,40}\b"),
                   "a Discord bot token"),
     SecretPattern("jwt", re.compile(r"\beyJ[A-Za-z0-9_-]{10,}\.eyJ[A-Za-z0-9_-]{10,}\.[A-Za-z0-9_-]{10,}"),
-                  "a JSON Web Token"),
+                  "a JSON Web Token", re.compile(r"\beyJ"), re.compile(r"[A-Za-z0-9_-]*")),
     SecretPattern("url-credentials", re.compile(r"\b[a-z][a-z0-9+.-]*://[^\s:/@]+:([^\s:/@]{3,})@[^\s/]+"),
-                  "a password inside a URL"),
+                  "a password inside a URL", re.compile(r"\b[a-z]"), re.compile(r"[a-z0-9+.-]*")),
 )
 
 # `password = "…"`, `API_KEY: …`, `"token": "…"` with a value that looks random.
+_ASSIGNED_VALUE = r"[\"']?\s*(?:=|:|=>)\s*[\"']?([A-Za-z0-9+/_\-.=~!@#$%^&*]{8,})[\"']?"
 ASSIGNED_SECRET = re.compile(
     r"(?i)\b([\w.-]*(?:secret|token|passwd|password|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
-    r"client[_-]?secret|auth)[\w.-]*)[\"']?\s*(?:=|:|=>)\s*[\"']?([A-Za-z0-9+/_\-.=~!@#$%^&*]{8,})[\"']?"
+    r"client[_-]?secret|auth)[\w.-]*)" + _ASSIGNED_VALUE
 )
+_ASSIGNED_START = re.compile(r"\b[\w.-]")
+_ASSIGNED_RUN = re.compile(r"[\w.-]*")
+_ASSIGNED_TAIL = re.compile(r"(?i)" + _ASSIGNED_VALUE)
 PLACEHOLDER = re.compile(
     r"(?i)(example|sample|dummy|placeholder|your|xxx|yyy|\*\*\*|<|>|\.\.\.|…|changeme|redacted|"
     r"masked|hoge|fuga|piyo|foo|bar|test|fake|todo|replace|abcdef|123456|\$\{|\{\{|env|getenv|process\.)"
 )
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?![\w-])")
+_EMAIL_START = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]")
+_EMAIL_RUN = re.compile(r"[A-Za-z0-9._%+-]*")
 SAFE_EMAIL_DOMAINS = re.compile(
     r"(?i)(^|\.)(example\.(com|org|net|jp|co\.jp)|[a-z0-9-]+\.example|[a-z0-9-]+\.test|[a-z0-9-]+\.invalid|"
     r"users\.noreply\.github\.com|noreply\.github\.com)$"
@@ -106,11 +125,23 @@ def mask_value(value: str) -> str:
     return f"{value[:4]}…{value[-2:]}"
 
 
+def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
+    """ASSIGNED_SECRET.finditer(line). The name is the whole word before `=`/`:`, so the value
+    part is checked once per word, and the name only from the word's first possible start (on
+    `token.token.token…` the regex alone backtracks cubically)."""
+    return finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL)
+
+
+def find_emails(line: str) -> Iterator[re.Match[str]]:
+    """EMAIL.finditer(line), trying each word once rather than from each of its `%` (quadratic)."""
+    return finditer_by_runs(EMAIL, line, _EMAIL_START, _EMAIL_RUN)
+
+
 def find_secrets(line: str, number: int) -> list[Finding]:
     """Credential-shaped strings on one line (known token formats and random assigned values)."""
     found: list[Finding] = []
     for spec in SECRET_PATTERNS:
-        for match in spec.pattern.finditer(line):
+        for match in spec.finditer(line):
             group = 1 if match.groups() else 0
             value = match.group(group)
             if "EXAMPLE" in value or "EXAMPLE" in match.group(0) or PLACEHOLDER.search(value.lower().replace("sk-", "")):
@@ -119,11 +150,16 @@ def find_secrets(line: str, number: int) -> list[Finding]:
                 continue
             if spec.name in ("private-key", "url-credentials") or not _is_placeholder_token(value):
                 found.append(Finding(spec.name, spec.what, number, match.start(group), match.end(group), value))
-    taken = [(f.start, f.end) for f in found]
-    for match in ASSIGNED_SECRET.finditer(line):
+    # Is a position inside one of the findings? The furthest end among findings starting at or
+    # before it says so (a scan of all findings for each match is quadratic on a line of keys).
+    taken = sorted((f.start, f.end) for f in found)
+    starts = [a for a, _b in taken]
+    furthest = list(accumulate((b for _a, b in taken), max))
+    for match in assigned_secrets(line):
         value = match.group(2).rstrip(".,;")
         start = match.start(2)
-        if any(a <= start < b for a, b in taken):
+        before = bisect_right(starts, start)
+        if before and furthest[before - 1] > start:
             continue
         if looks_random(value):
             found.append(Finding("assigned-secret", f"a secret assigned to `{match.group(1)}`", number,
@@ -181,6 +217,8 @@ class PrivacyChecker(BaseChecker):
                 if "-----END" in line:
                     private_key_open = False
                 continue
+            if line.isspace() or not line:
+                continue  # nothing to find; an article can be thousands of such lines
             for finding in find_secrets(line, number):
                 if finding.kind == "private-key" and "-----END" not in line:
                     private_key_open = True
@@ -198,7 +236,7 @@ class PrivacyChecker(BaseChecker):
 
     def _personal(self, article: ParsedArticle, number: int, line: str) -> list[Issue]:
         issues = []
-        for match in EMAIL.finditer(line):
+        for match in find_emails(line):
             address = match.group(0)
             domain = address.rsplit("@", 1)[1]
             if SAFE_EMAIL_DOMAINS.search(domain) or re.search(r"\.(png|jpe?g|gif|svg|webp)$", domain, re.I):
@@ -239,6 +277,6 @@ class PrivacyChecker(BaseChecker):
 
 def redact_personal(line: str) -> str:
     """The line with emails, private IPs and internal hostnames masked, for quoting."""
-    line = EMAIL.sub(lambda m: "***@" + m.group(0).rsplit("@", 1)[1], line)
+    line = replace_spans(line, [(m.start(), m.end(), "***@" + m.group(0).rsplit("@", 1)[1]) for m in find_emails(line)])
     line = IPV4.sub(lambda m: "x.x.x.x" if is_private_ip(m.group(1)) else m.group(0), line)
     return HOSTNAME.sub(lambda m: m.group(0) if PUBLIC_INTERNAL_NAMES.match(m.group(1)) else "***.internal", line)
