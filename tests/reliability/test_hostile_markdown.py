@@ -6,8 +6,8 @@ of the proofreader is wrapped, and a call adds the size of what it was given to 
 scanners are linear in their input, so the total is linear unless something calls them again and
 again on the same text (a scan to the end of the line for every `[`, a long line redacted once
 per issue, links nested thousands deep…). Backtracking inside a regular expression is not
-counted; on the inputs below, the ones that backtracked (quadratically or worse) would make a
-64 KB run take minutes to hours, which the per-test timeout reports.
+counted: the inputs below include those that made the old expressions backtrack quadratically
+or worse (a 64 KB run took minutes to hours), so such a regression shows as a hung test.
 
 pymarkdownlnt, the third-party linter, is replaced by one that reports nothing: it runs in a
 child process that is killed after `linter_timeout` (tests/proofread covers that), and what is
@@ -19,6 +19,7 @@ import sys
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from typing import Any
 
 import pytest
@@ -135,13 +136,27 @@ SCANNERS: list[tuple[Any, str, Callable[..., int]]] = [
 ]
 
 
+class WorkBudgetExceeded(Exception):
+    pass
+
+
 class WorkMeter:
     """While installed, work[name] adds up the input sizes of calls to each scanner, from any
-    thread (the graph runs the checkers in worker threads)."""
+    thread (the graph runs the checkers in worker threads). Past `budget` in all, the next call
+    raises WorkBudgetExceeded: quadratic work is stopped early rather than run to the end."""
 
-    def __init__(self) -> None:
+    def __init__(self, budget: int | None = None) -> None:
         self.work: Counter[str] = Counter()
+        self.total = 0
+        self.budget = budget
         self.lock = threading.Lock()
+
+    def add(self, name: str, amount: int) -> None:
+        with self.lock:
+            self.work[name] += amount
+            self.total += amount
+            if self.budget is not None and self.total > self.budget:
+                raise WorkBudgetExceeded(f"{name}: {self.total} units of work, budget {self.budget}")
 
     def install(self, monkeypatch: pytest.MonkeyPatch) -> None:
         modules = [m for name, m in sys.modules.items() if name.startswith("agents.proofread")]
@@ -155,26 +170,26 @@ class WorkMeter:
         # Splitting the article into lines: counted each time a new list of lines is made (the
         # checkers ask for lines, line(n) and line_count inside their loops over lines).
         split = ParsedArticle.lines.fget
-        made: list[list[str]] = []  # kept alive so that no new list can reuse the id of an old one
-        seen: set[int] = set()
+        # Per article: (the article, the last list returned), both kept alive so that a new list
+        # can never reuse the id of that one.
+        last: dict[int, tuple[ParsedArticle, list[str]]] = {}
 
         def lines(article: ParsedArticle) -> list[str]:
             result = split(article)
             with self.lock:
-                if id(result) not in seen:
-                    seen.add(id(result))
-                    if len(made) < 1_000:  # beyond that, the count is far too high anyway
-                        made.append(result)
-                    self.work["ParsedArticle.lines"] += len(article.raw)
+                previous = last.get(id(article))
+                new = previous is None or previous[1] is not result
+                if new:
+                    last[id(article)] = (article, result)
+            if new:
+                self.add("ParsedArticle.lines", len(article.raw))
             return result
 
         monkeypatch.setattr(ParsedArticle, "lines", property(lines))
 
     def _counting(self, name: str, function: Callable[..., Any], size: Callable[..., int]) -> Callable[..., Any]:
         def counted(*args: Any, **kwargs: Any) -> Any:
-            amount = size(*args, **kwargs)
-            with self.lock:
-                self.work[name] += amount
+            self.add(name, size(*args, **kwargs))
             return function(*args, **kwargs)
 
         return counted
@@ -194,9 +209,10 @@ async def proofread(article: str) -> Any:
     return await conversation.send(article)
 
 
-def measured(monkeypatch: pytest.MonkeyPatch) -> Iterator[WorkMeter]:
+@contextmanager
+def measured(monkeypatch: pytest.MonkeyPatch, budget: int | None = None) -> Iterator[WorkMeter]:
     with monkeypatch.context() as patch:
-        meter = WorkMeter()
+        meter = WorkMeter(budget)
         meter.install(patch)
         yield meter
 
@@ -207,11 +223,14 @@ async def test_hostile_input_gets_an_answer_with_linear_work(name: str, monkeypa
     for size in (SMALL, LARGE):
         article = HOSTILE[name](size)
         assert size * 0.9 <= len(article.encode()) <= size * 1.1
-        for meter in measured(monkeypatch):
+        # The large run may do at most MAX_GROWTH times the work of the small one.
+        budget = MAX_GROWTH * sum(work[SMALL].values()) + 1_000 if size == LARGE else None
+        with measured(monkeypatch, budget) as meter:
             final = await proofread(article)
-            work[size] = meter.work
+        work[size] = meter.work
+        assert final.data["errors"] == []  # a checker stopped by the budget reports an error
         assert final.text.startswith("Proofreading: ")
-        assert final.data["score"] is not None and final.data["errors"] == []
+        assert final.data["score"] is not None
         (report_file,) = final.files
         assert report_file.content.startswith("# Proofreading report")
     small, large = work[SMALL], work[LARGE]
