@@ -185,7 +185,7 @@ def resolve_city(name: str) -> geo.City | ToolResult:
     return problem(f"Unknown city '{name}'. Hotels are available in: {known}. Ask the user.")
 
 
-def _summary_params(args: BaseModel, *, skip: tuple[str, ...] = ()) -> str:
+def summary_params(args: BaseModel, *, skip: tuple[str, ...] = ()) -> str:
     values = args.model_dump(mode="json", exclude_none=True, exclude_defaults=False)
     parts = []
     for key, value in values.items():
@@ -269,7 +269,7 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
     label = stay_label(args.check_in, args.check_out)
     params = args.model_dump(mode="json", exclude_none=True)
     params["city"] = city.name
-    call = f"search_hotels({_summary_params(args.model_copy(update={'city': city.name}))})"
+    call = f"search_hotels({summary_params(args.model_copy(update={'city': city.name}))})"
     if not available:
         hint = await _cheapest_hint(store, query, currency) if (hotel_max is not None or hotel_min) else ""
         answer = f"No hotels available in {city.name} for {label} with these filters. {hint}".strip()
