@@ -3,8 +3,8 @@
 
 The table (agents/hotel/eval/phrasings.json) gives, for each request, the tool call a correct
 planner makes; a case is right when every listed argument matches. The held-out cases were not
-looked at while the rules were written. The baseline is the share a planner that only finds the
-city would get right, measured on the same table in the same run."""
+looked at while the rules were written. Beside each score: how many calls at least named the right
+city (partial credit), to show where the misses are."""
 
 from __future__ import annotations
 
@@ -33,11 +33,6 @@ def main(argv: list[str]) -> int:
     for split in splits:
         outcomes = run(split)
         _report(split, outcomes, args.show)
-        baseline = sum(1 for o in outcomes if _city_only(o))
-        print(f"  baseline (a planner that gets only the city right would score): {baseline}/{len(outcomes)}")
+        city = sum(1 for o in outcomes if not any(p.startswith(("city=", "asked", "searched")) for p in o.problems))
+        print(f"  the right city (or the right question): {city}/{len(outcomes)}")
     return 0
-
-
-def _city_only(outcome: Outcome) -> bool:
-    expect = outcome.case["expect"]
-    return "ask" not in expect and set(expect.get("args", {})) <= {"city"} and expect["tool"] == "search_hotels"

@@ -11,7 +11,14 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
-from bot.offline.extract import INT_TOKEN, NUMBER_TOKEN, PriceRange, extract_count, parse_number
+from bot.offline.extract import (
+    INT_TOKEN,
+    NUMBER_TOKEN,
+    PriceRange,
+    extract_count,
+    japanese_amounts,
+    parse_number,
+)
 from bot.offline.extract import extract_price_range as _price_range
 
 # --- dates -----------------------------------------------------------------------------------
@@ -49,12 +56,14 @@ def _named(pattern: str, suffix: str) -> str:
 
 
 _ISO = r"(?P<iy{s}>\d{{4}})[-/.](?P<im{s}>\d{{1,2}})[-/.](?P<id{s}>\d{{1,2}})"
+# "12/30": month first, as Japanese and American writers put it (a day above 12 first is day/month)
+_SLASH = r"(?P<sa{s}>\d{{1,2}})/(?P<sb{s}>\d{{1,2}})"
 _JA = r"(?:(?P<jy{s}>\d{{4}})年)?(?P<jm{s}>\d{{1,2}})月(?P<jd{s}>\d{{1,2}})日"
 
 
 def _date_alternatives(s: str) -> str:
     return "(?:" + "|".join(
-        [_ISO.format(s=s), _JA.format(s=s), _named(_MD, f"a{s}"), _named(_DM, f"b{s}")]
+        [_ISO.format(s=s), _JA.format(s=s), _named(_MD, f"a{s}"), _named(_DM, f"b{s}"), _SLASH.format(s=s)]
     ) + ")"
 
 
@@ -133,6 +142,9 @@ def _resolve(today: date, month: int, day: int, year: int | None) -> date | None
         return None
 
 
+_RATING_BEFORE = re.compile(r"(?:rat(?:ed|ing)|scor(?:e|ed)|review\w*|評価|点)\s*(?:of\s+)?(?:at\s+least\s+)?$", re.IGNORECASE)
+
+
 def _absolute_dates(text: str, today: date) -> list[_Found]:
     found: list[_Found] = []
     for match in _ABSOLUTE.finditer(text):
@@ -142,6 +154,11 @@ def _absolute_dates(text: str, today: date) -> list[_Found]:
             year, month, day = g["iy"], int(g["im"]), int(g["id"])
         elif g.get("jm"):
             year, month, day = g.get("jy"), int(g["jm"]), int(g["jd"])
+        elif g.get("sa"):
+            if _RATING_BEFORE.search(text[max(0, match.start() - 16) : match.start()]):
+                continue  # "rated 8/10" is a score, not a date
+            first, second = int(g["sa"]), int(g["sb"])
+            year, month, day = None, *((first, second) if first <= 12 else (second, first))
         elif g.get("ma"):
             year, month, day = g.get("ya"), MONTHS[g["ma"].lower()], int(g["da"])
         else:
@@ -161,11 +178,24 @@ def _unit_days(unit: str, n: int) -> int:
     return n
 
 
+_MONEY_BEFORE = re.compile(r"(?:\d[\d,.]*\s*(?:k|[a-z]{1,7}|円|ドル|ユーロ|ポンド)?|\bper)\s*$", re.IGNORECASE)
+_MONEY_AFTER = re.compile(r"\s*(?:[$¥€£₩฿₹]|\d[\d,.]*\s*(?:万|千|円|[^\x00-\x7f\d\s]{1,4}[以未ま]|[a-z]{3}\b)"
+                          r"|[一二三四五六七八九十百千万]+円)", re.IGNORECASE)
+
+
+def _is_price_unit(text: str, match: re.Match[str]) -> bool:
+    """'$180 a night', '1泊150ドル以下': one night as the unit of a price, not the length of a stay."""
+    if match.group("jn"):
+        return parse_number(match.group("jn")) == 1 and bool(_MONEY_AFTER.match(japanese_amounts(text[match.end():])))
+    n = (match.group("n") or "").lower()
+    return n in ("a", "an", "one", "1") and bool(_MONEY_BEFORE.search(text[: match.start()]))
+
+
 def extract_nights(text: str) -> int | None:
     """'for 3 nights' → 3, 'a week' → 7, '2泊' → 2; 'in 2 weeks' is a date, not a length."""
     for match in _NIGHTS.finditer(text):
         before = text[max(0, match.start() - 4) : match.start()].lower()
-        if before.endswith("in "):
+        if before.endswith("in ") or _is_price_unit(text, match):
             continue
         if match.group("jn"):
             return parse_number(match.group("jn"))

@@ -7,16 +7,25 @@ summaries of earlier searches), the user's message, the tool messages and the an
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolMessage
 
 from agents.hotel import geo
-from agents.hotel.extract import extract_guests, extract_price_range, extract_stars, extract_stay
+from agents.hotel.extract import (
+    Stay,
+    extract_guests,
+    extract_nights,
+    extract_price_range,
+    extract_stars,
+    extract_stay,
+)
 from agents.hotel.store import AMENITIES, normalize_amenity
-from bot.offline.extract import extract_min_rating, extract_ordinal
+from agents.hotel.understand import Reading, read_places
+from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
 from bot.offline.model import OfflineRequest, tool_call
 
 HOTEL_TOOLS = {"search_hotels", "aggregate_hotels", "hotel_details", "hotels_near_landmark"}
@@ -33,8 +42,8 @@ _ASK = re.compile(r"(?:(?<=[.?!])|^)\s*(?:Ask|Tell) the user\b[^.?!]*[.?!]", re.
 _FAILED = re.compile(r"^\w+ failed and returned no result")
 
 _NEAR_WORDS = re.compile(
-    r"\b(?:near(?:est|by)?|close(?:st)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
-    r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば",
+    r"\b(?:near(?:est|er|by)?|close(?:st|r)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
+    r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば|最寄り|歩いて",
     re.IGNORECASE,
 )
 _DETAIL_WORDS = re.compile(
@@ -52,7 +61,7 @@ _PRICIER = re.compile(r"\b(?:nicer|fancier|more\s+luxurious|luxury|upscale|more\
                       re.IGNORECASE)
 _BETTER = re.compile(r"\b(?:better|higher|best)[\s-]+(?:rated|reviewed|reviews|rating)\b|評価の高い", re.IGNORECASE)
 _SORTS = (
-    (re.compile(r"\bcheapest\b|\blowest\s+price\b|\bcheap\b|最安", re.IGNORECASE), "price"),
+    (re.compile(r"\bcheapest\b|\blowest\s+price\b|\bcheap\b|最安|安い|格安|安め|リーズナブル", re.IGNORECASE), "price"),
     (re.compile(r"\bpopular\b|\bmost\s+reviewed\b|人気", re.IGNORECASE), "popularity"),
     (re.compile(r"\btop[\s-]+rated\b|\bbest[\s-]+rated\b|\bhighest[\s-]+rated\b", re.IGNORECASE), "rating"),
 )
@@ -178,6 +187,11 @@ def detect_landmark(text: str, city: geo.City | None) -> tuple[geo.City, geo.Lan
             key = geo.normalize(landmark.name)
             if key in norm:
                 return candidate, landmark
+            for alias in landmark.aliases:
+                other = geo.normalize(alias)
+                if other and (re.search(r"(?<!\w)" + re.escape(other) + r"(?!\w)", norm) if other.isascii()
+                              else other.replace("・", "") in norm.replace("・", "")):
+                    return candidate, landmark
             words = [w for w in key.split() if len(w) >= 4 and w not in generic]
             if words and all(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", norm) for w in words[:1]):
                 return candidate, landmark
@@ -207,10 +221,11 @@ def detect_district(text: str, city: geo.City) -> str | None:
             if key and (re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm) if key.isascii() else key in norm):
                 return district.name
     words = norm.split()
+    own = {geo.normalize(name) for name in (city.name, *city.aliases)}
     for n in (3, 2, 1):
         for i in range(len(words) - n + 1):
             phrase = " ".join(words[i : i + n])
-            if len(phrase) >= 4 and phrase not in _STOP and phrase not in _CALENDAR:
+            if len(phrase) >= 4 and phrase not in _STOP and phrase not in _CALENDAR and phrase not in own:
                 found = city.district(phrase)
                 if found is not None:
                     return found.name
@@ -250,7 +265,10 @@ class HotelSkill:
     def plan(self, request: OfflineRequest) -> AIMessage:
         text = request.last_human
         conversation = Conversation.read(request)
-        city = detect_city(text)
+        reading = read_places(text)
+        if reading.question:
+            return AIMessage(content=reading.question)
+        city = reading.city
         previous = conversation.last_search
 
         ordinal = extract_ordinal(text)
@@ -259,7 +277,7 @@ class HotelSkill:
             if name:
                 return _calls(("hotel_details", {"names": [name]}))
 
-        if (city is None and previous is not None and unknown_place(text) is None
+        if (city is None and previous is not None and reading.place is None and unknown_place(text) is None
                 and not has_hotel_request(text, conversation.today)):
             return AIMessage(content=(
                 "Anything else? I can look for cheaper options, tell you more about one of these "
@@ -284,7 +302,7 @@ class HotelSkill:
         if landmark is not None and not new_search:
             return _calls(("hotels_near_landmark", {"landmark": landmark[1].name, "city": landmark[0].name}))
 
-        search = self._search_args(text, conversation, city)
+        search = self._search_args(text, conversation, city, reading)
         if isinstance(search, str):
             return AIMessage(content=search)
         calls: list[tuple[str, dict[str, Any]]] = [("search_hotels", search)]
@@ -304,10 +322,12 @@ class HotelSkill:
                 return name
         return names[0] if len(names) == 1 else None
 
-    def _search_args(self, text: str, conversation: Conversation, city: geo.City | None) -> dict[str, Any] | str:
+    def _search_args(
+        self, text: str, conversation: Conversation, city: geo.City | None, reading: Reading
+    ) -> dict[str, Any] | str:
         previous = conversation.last_search or {}
         today = conversation.today
-        place = None if city is not None else unknown_place(text)
+        place = None if city is not None else (reading.place or unknown_place(text))
         if place is not None and previous:
             known = geo.find_city(previous["city"])
             if known is not None and (detect_district(place, known) or known.landmark(place)):
@@ -322,7 +342,7 @@ class HotelSkill:
         else:
             return "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`."
         args: dict[str, Any] = {"city": city_name}
-        stay = extract_stay(text, today)
+        stay = _corrected_stay(reading, today)
         if stay is not None:
             args["check_in"], args["check_out"] = stay.check_in.isoformat(), stay.check_out.isoformat()
         elif previous.get("check_in") and previous.get("check_out"):
@@ -331,10 +351,10 @@ class HotelSkill:
             args["check_in"] = (today + timedelta(days=1)).isoformat()
             args["check_out"] = (today + timedelta(days=2)).isoformat()
         nights = max(1, (date.fromisoformat(args["check_out"]) - date.fromisoformat(args["check_in"])).days)
-        guests = extract_guests(text)
+        guests = _latest(extract_guests, reading)
         args["guests"] = guests if guests is not None else int(previous.get("guests", 2))
 
-        price = extract_price_range(text)
+        price = _corrected_price(reading)
         if price is not None:
             divisor = nights if price.per == "total" else 1
             if price.min is not None:
@@ -347,12 +367,12 @@ class HotelSkill:
                 if key in previous:
                     args[key] = float(previous[key]) if key != "currency" else previous[key]
 
-        rating = extract_min_rating(text)
+        rating = _latest(extract_min_rating, reading)
         if rating is not None:
             args["min_rating"] = rating.on_scale(5)
         elif follow_up and "min_rating" in previous:
             args["min_rating"] = float(previous["min_rating"])
-        stars = extract_stars(text)
+        stars = _latest(extract_stars, reading)
         if stars is not None:
             args["min_stars"] = stars
         elif follow_up and "min_stars" in previous:
@@ -437,6 +457,40 @@ class HotelSkill:
             )
             text = f"{head} My top {len(hotels)}: {picks}."
         return {"text": text, "hotels": hotels}
+
+
+T = TypeVar("T")
+
+
+def _latest(extract: Callable[[str], T | None], reading: Reading) -> T | None:
+    """What the traveller said last: the tail of a correction, else the part before it."""
+    value = extract(reading.tail)
+    if value is None and reading.head:
+        value = extract(reading.head)
+    return value
+
+
+def _corrected_stay(reading: Reading, today: date) -> Stay | None:
+    """'Tokyo for 3 nights from Dec 18, actually 2 nights' keeps Dec 18 and takes 2 nights."""
+    stay = extract_stay(reading.tail, today)
+    if stay is not None or not reading.head:
+        return stay
+    earlier = extract_stay(reading.head, today)
+    nights = extract_nights(reading.tail)
+    if earlier is not None and nights:
+        return Stay(earlier.check_in, earlier.check_in + timedelta(days=nights))
+    return earlier
+
+
+def _corrected_price(reading: Reading) -> PriceRange | None:
+    """'under 150 euros, no wait, under 120': 120, still in euros."""
+    price = extract_price_range(reading.tail)
+    earlier = extract_price_range(reading.head) if reading.head else None
+    if price is None:
+        return earlier
+    if price.currency is None and earlier is not None and earlier.currency:
+        return replace(price, currency=earlier.currency)
+    return price
 
 
 def _pick(name: str, rest: str) -> dict[str, str]:

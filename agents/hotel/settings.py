@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import AliasChoices, Field, field_validator
+from pydantic import AliasChoices, Field, FilePath, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from bot.config import http_url
@@ -21,6 +21,8 @@ class HotelSettings(BaseSettings):
     refresh_interval: float = Field(
         900.0, gt=0, validation_alias=AliasChoices("CONCIERGE_HOTEL_REFRESH_INTERVAL", "CONCIERGE_REFRESH_INTERVAL")
     )
+    # Cities added to (or replacing same-named ones in) agents/hotel/data/geo.json; read by geo.py at import.
+    geo_file: FilePath | None = Field(None, validation_alias=AliasChoices("CONCIERGE_HOTEL_GEO_FILE"))
 
     @field_validator("supplier_url")
     @classmethod

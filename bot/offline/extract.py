@@ -60,7 +60,10 @@ def extract_count(text: str, nouns: Iterable[str]) -> int | None:
 
 # --- prices and currency ---------------------------------------------------------------------
 
-CURRENCY_SYMBOLS = {"$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "￥": "JPY", "円": "JPY"}
+CURRENCY_SYMBOLS = {
+    "$": "USD", "us$": "USD", "€": "EUR", "£": "GBP", "¥": "JPY", "￥": "JPY", "円": "JPY", "₩": "KRW", "฿": "THB",
+    "₹": "INR", "nt$": "TWD", "hk$": "HKD", "s$": "SGD", "a$": "AUD", "c$": "CAD", "r$": "BRL",
+}
 CURRENCY_WORDS = {
     "usd": "USD", "dollar": "USD", "dollars": "USD", "buck": "USD", "bucks": "USD",
     "eur": "EUR", "euro": "EUR", "euros": "EUR",
@@ -69,15 +72,30 @@ CURRENCY_WORDS = {
     "chf": "CHF", "franc": "CHF", "francs": "CHF",
     "aud": "AUD", "cad": "CAD", "sgd": "SGD", "hkd": "HKD", "krw": "KRW", "won": "KRW",
     "thb": "THB", "baht": "THB", "cny": "CNY", "yuan": "CNY", "rmb": "CNY",
+    "twd": "TWD", "mxn": "MXN", "peso": "MXN", "pesos": "MXN", "try": "TRY", "lira": "TRY", "aed": "AED",
+    "dirham": "AED", "dirhams": "AED", "czk": "CZK", "koruna": "CZK", "zar": "ZAR", "rand": "ZAR", "brl": "BRL",
+    "reais": "BRL", "egp": "EGP", "mad": "MAD", "inr": "INR", "rupee": "INR", "rupees": "INR", "nzd": "NZD",
+    "myr": "MYR", "ringgit": "MYR", "php": "PHP", "idr": "IDR", "rupiah": "IDR", "vnd": "VND", "dong": "VND",
+    "pln": "PLN", "zloty": "PLN", "huf": "HUF", "forint": "HUF", "sek": "SEK", "nok": "NOK", "dkk": "DKK",
+    "isk": "ISK", "ars": "ARS",
 }
-_SYMBOL = r"(?:us\$|\$|€|£|¥|￥)"
+# Japanese names of currencies, written right after the amount ("150ドル", "100ユーロ").
+CURRENCY_WORDS_JA = {
+    "米ドル": "USD", "ドル": "USD", "ユーロ": "EUR", "ポンド": "GBP", "ウォン": "KRW", "バーツ": "THB",
+    "人民元": "CNY", "元": "CNY", "香港ドル": "HKD", "台湾ドル": "TWD", "豪ドル": "AUD", "カナダドル": "CAD",
+    "シンガポールドル": "SGD", "ペソ": "MXN", "リラ": "TRY", "ディルハム": "AED", "ルピー": "INR",
+    "スイスフラン": "CHF", "フラン": "CHF", "コルナ": "CZK", "ランド": "ZAR", "レアル": "BRL",
+}
+_SYMBOL = r"(?:(?<![A-Za-z])(?:us|nt|hk|s|a|c|r)\$|\$|€|£|¥|￥|₩|฿|₹)"
 _CODE = r"(?:" + "|".join(sorted(CURRENCY_WORDS, key=len, reverse=True)) + r")"
+_JA_CODE = "|".join(sorted(CURRENCY_WORDS_JA, key=len, reverse=True))
 _AMOUNT = r"\d[\d,]*(?:\.\d+)?"
 # An amount with its currency either side: "$200", "200 euros", "EUR 150", "¥20,000", "2万円", "200"
 _MONEY = (
     r"(?:(?P<sym{s}>" + _SYMBOL + r")\s?(?P<a{s}>" + _AMOUNT + r")(?P<k{s}>k\b)?"
     r"|(?P<pre{s}>" + _CODE + r")\s?(?P<b{s}>" + _AMOUNT + r")(?P<kb{s}>k\b)?"
-    r"|(?P<c{s}>" + _AMOUNT + r")(?P<kc{s}>k\b|万)?\s?(?P<post{s}>" + _SYMBOL + r"|円|" + _CODE + r"\b)?)"
+    r"|(?P<c{s}>" + _AMOUNT + r")(?P<kc{s}>k\b|万)?\s?(?P<post{s}>" + _SYMBOL + r"|円|" + _JA_CODE + "|" + _CODE
+    + r"\b)?)"
 )
 # What, right after a number without a currency, makes it a quantity rather than an amount.
 _QUANTITY_AFTER = (
@@ -101,10 +119,11 @@ _BOUND = re.compile(
 )
 _TRAILING_BOUND = re.compile(
     _MONEY.format(s="") + r"\s*(?P<word>or\s+less|or\s+under|or\s+below|max(?:imum)?|tops|or\s+more|"
-    r"and\s+up|plus|以下|以内|未満|まで|以上|から)",
+    r"and\s+up|plus|以下|以内|未満|まで|以上|から|前後|くらい|ぐらい|程度|ほど)",
     re.IGNORECASE,
 )
-_BARE_MONEY = re.compile(r"(?:(?<=\s)|^)" + _MONEY.format(s=""), re.IGNORECASE)
+_APPROX_AFTER = ("前後", "くらい", "ぐらい", "程度", "ほど")
+_BARE_MONEY = re.compile(r"(?:(?<=\s)|^|(?<=[\u3040-\u30ff\u4e00-\u9fff]))" + _MONEY.format(s=""), re.IGNORECASE)
 _TOTAL = r"\b(?:in\s+)?total\b|合計|総額"
 
 
@@ -121,6 +140,49 @@ def _per_total(whole: tuple[str, ...]) -> re.Pattern[str]:
         nouns = "|".join(re.escape(n) for n in sorted(whole, key=len, reverse=True))
         pattern += r"|\bfor\s+(?:the\s+)?(?:whole|entire)\s+(?:" + nouns + r")\b"
     return re.compile(pattern, re.IGNORECASE)
+
+
+_KANJI_NUMBER = re.compile(r"[〇一二三四五六七八九十百千万]+|\d+(?:\.\d+)?(?:万(?:\d+千)?|千)")
+_KANJI_VALUES = {"〇": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
+_KANJI_UNITS = {"十": 10, "百": 100, "千": 1000}
+
+
+def _kanji_value(token: str) -> float | None:
+    """'1万5千' → 15000, '2.5万' → 25000, '三千' → 3000, '二万五千' → 25000; None if not a number."""
+    total, section, digit = 0.0, 0.0, None
+    for raw in re.findall(r"\d+(?:\.\d+)?|.", token):
+        if raw[0].isdigit():
+            digit = float(raw)
+        elif raw in _KANJI_VALUES:
+            digit = float(_KANJI_VALUES[raw])
+        elif raw in _KANJI_UNITS:
+            section += (digit if digit is not None else 1) * _KANJI_UNITS[raw]
+            digit = None
+        elif raw == "万":
+            total += (section + (digit or 0)) * 10_000
+            section, digit = 0.0, None
+        else:
+            return None
+    return total + section + (digit or 0)
+
+
+def japanese_amounts(text: str) -> str:
+    """Amounts in Japanese notation as digits: '1万5千円' → '15000円', '2.5万円' → '25000円',
+    '三千円' → '3000円'. Kanji numbers are rewritten only before a currency (円, ドル…), so
+    '一泊' and '三人' stay as they are."""
+
+    def digits(match: re.Match[str]) -> str:
+        token = match.group(0)
+        if not any(unit in token for unit in "万千") and token.isdigit():
+            return token
+        if not token[0].isdigit():
+            after = text[match.end() : match.end() + 8]
+            if not re.match(r"\s?(?:円|" + _JA_CODE + ")", after):
+                return token
+        value = _kanji_value(token)
+        return token if value is None else f"{value:.0f}"
+
+    return _KANJI_NUMBER.sub(digits, text)
 
 
 @dataclass(frozen=True)
@@ -151,7 +213,7 @@ def _money(match: re.Match[str], s: str = "") -> _Money | None:
     if multiplier:
         amount *= 10_000 if multiplier == "万" else 1_000
     marker = (g.get(f"sym{s}") or g.get(f"pre{s}") or g.get(f"post{s}") or "").lower()
-    currency = CURRENCY_SYMBOLS.get(marker) or CURRENCY_WORDS.get(marker)
+    currency = CURRENCY_SYMBOLS.get(marker) or CURRENCY_WORDS.get(marker) or CURRENCY_WORDS_JA.get(marker)
     if multiplier == "万" and currency is None:
         currency = "JPY"
     return _Money(amount, currency, bool(marker))
@@ -165,9 +227,9 @@ def _is_money_context(text: str, end: int, money: _Money, not_money: re.Pattern[
 
 def extract_currency(text: str) -> str | None:
     """The first currency the text names ('$' → USD, 'euros' → EUR, '円' → JPY)."""
-    for match in re.finditer(_SYMBOL + r"|円|\b" + _CODE + r"\b", text, re.IGNORECASE):
-        token = match.group(0).lower()
-        found = CURRENCY_SYMBOLS.get(token) or CURRENCY_WORDS.get(token)
+    for match in re.finditer(_SYMBOL + r"|円|(?<=\d)\s?(?:" + _JA_CODE + r")|\b" + _CODE + r"\b", text, re.IGNORECASE):
+        token = match.group(0).strip().lower()
+        found = CURRENCY_SYMBOLS.get(token) or CURRENCY_WORDS.get(token) or CURRENCY_WORDS_JA.get(token)
         if found:
             return found
     return None
@@ -184,6 +246,7 @@ def extract_price_range(
     the generic ones (days, people, km, stars, %…). `whole` are the nouns of "for the whole …"
     that mean the amount is a total ('stay', 'order'); "in total" always does.
     """
+    text = japanese_amounts(text)
     not_money = _not_money_after(tuple(quantity_units))
     per: Literal["unit", "total"] = "total" if _per_total(tuple(whole)).search(text) else "unit"
     for match in _RANGE.finditer(text):
@@ -218,6 +281,8 @@ def extract_price_range(
         if money is None:
             continue
         word = match.group("word").lower()
+        if word in _APPROX_AFTER:
+            return PriceRange(round(money.amount * 0.8, 2), round(money.amount * 1.2, 2), money.currency, per)
         if word in ("以上", "から", "or more", "and up", "plus"):
             if not money.explicit and word in ("から", "plus"):
                 continue

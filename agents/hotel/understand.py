@@ -1,0 +1,213 @@
+"""How the offline planner reads a traveller's corrections and choices, as tables of patterns.
+
+"Paris next weekend, actually make it London", "Lisbon or Porto? Porto please", "not Paris, Lyon",
+「ローマじゃなくてバルセロナ」, 「やっぱり京都にします」: the message is split at its last correction
+marker; what comes after it (the tail) overrides what came before (the head), slot by slot. Places
+are found with their positions; a place that is negated is never chosen; a place chosen with a
+"please"/「にします」 wins; two places joined by "or"/「か」 and not chosen between is a question
+back to the traveller. Every table below is data: add a row, add a test in
+agents/hotel/eval/phrasings.json."""
+
+from __future__ import annotations
+
+import functools
+import itertools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+from agents.hotel import geo
+
+# After one of these, the traveller restates what they want: the tail wins.
+CORRECTIONS: tuple[str, ...] = (
+    r"\bactually\b", r"\bno,?\s+wait\b", r"\bwait,", r"\bmake\s+it\b", r"\bi\s+meant\b", r"\bmeant\b",
+    r"\bswitch\s+(?:it\s+)?to\b", r"\bchange\s+(?:it\s+)?to\b", r"\blet'?s\s+(?:do|go\s+with|make\s+it)\b",
+    r"\bgo\s+with\b", r"\bon\s+second\s+thought\b", r"\bcorrection\b", r"\bscratch\s+that\b",
+    "やっぱり", "やっぱ", "訂正", "じゃなくて", "ではなくて", "ではなく", "じゃなく", "でなく", "ではなしに",
+)
+# A place right after one of these is one the traveller does not want.
+NEGATED_BEFORE: tuple[str, ...] = (
+    r"\bnot(?:\s+in)?", r"\binstead\s+of(?:\s+in)?", r"\brather\s+than(?:\s+in)?", r"\bthan(?:\s+in)?",
+    r"\bexcept(?:\s+in)?", r"\bno\s+longer(?:\s+in)?", r"\bskip",
+)
+# A place right before one of these is one the traveller does not want.
+NEGATED_AFTER: tuple[str, ...] = ("じゃなくて", "ではなくて", "ではなく", "じゃなく", "でなく", "より", "はやめ")
+# A place right before one of these is the traveller's choice.
+CHOSEN_AFTER: tuple[str, ...] = (
+    r"\s*,?\s*please\b", r"\s+it\s+is\b", r"\s+then\b", r"\s+instead\b", r"\s*にします", r"\s*にする",
+    r"\s*でお願い", r"\s*がいい", r"\s*にして", r"\s*で[、,。\s]",
+)
+# Two places joined by one of these are alternatives.
+ALTERNATIVES = re.compile(r"^\s*(?:,?\s*or(?:\s+maybe)?|/|か|または|それとも|or\s+else)\s*$", re.IGNORECASE)
+
+_CORRECTION = re.compile("|".join(CORRECTIONS), re.IGNORECASE)
+_NEGATED_BEFORE = re.compile(r"(?:" + "|".join(NEGATED_BEFORE) + r")\s*$", re.IGNORECASE)
+_NEGATED_AFTER = re.compile(r"^\s*(?:" + "|".join(NEGATED_AFTER) + ")")
+_CHOSEN_AFTER = re.compile(r"^(?:" + "|".join(CHOSEN_AFTER) + ")", re.IGNORECASE)
+
+# Capitalised words that start sentences or name things other than places.
+_NOT_PLACES = {
+    "make", "switch", "change", "actually", "sorry", "let's", "lets", "not", "no", "wait", "ok", "okay", "and",
+    "but", "also", "any", "anything", "which", "what", "how", "is", "are", "i", "i'd", "i'm", "please", "hotel",
+    "hotels", "show", "find", "search", "cheapest", "cheap", "somewhere", "something", "maybe", "go", "do",
+    "then", "instead", "rather", "than", "stay", "staying", "book", "need", "want", "looking", "can", "could",
+    "would", "hi", "hello", "hey", "thanks", "thank", "yes", "the", "a", "an", "for", "from", "to", "in", "on",
+    "at", "or", "near", "nearer", "closer", "closest", "tonight", "today", "tomorrow", "next", "this", "it",
+    "meant", "scratch", "correction", "christmas", "eve", "new", "year", "years", "easter", "ramadan",
+}
+_CALENDAR_WORD = re.compile(
+    r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$|^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$",
+    re.IGNORECASE,
+)
+_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zà-ÿ'-]{2,}(?:\s+[A-Z][a-zà-ÿ'-]{2,})?)")
+
+
+@dataclass(frozen=True)
+class Mention:
+    start: int
+    end: int
+    name: str  # as the city table spells it, or as written for a place not in it
+    city: geo.City | None
+
+
+@dataclass(frozen=True)
+class Reading:
+    """The places of a message and what the traveller decided about them."""
+
+    head: str  # the message up to its last correction marker ("" when there is none)
+    tail: str  # what the traveller said last: the whole message when there is no correction
+    city: geo.City | None = None  # the city chosen, when it is in the table
+    place: str | None = None  # a place chosen that is not in the table ("Porto")
+    question: str | None = None  # ask this instead of searching ("Berlin or Vienna?")
+
+
+def split_correction(text: str) -> tuple[str, str]:
+    """('Paris next weekend, ', ' London') for 'Paris next weekend, actually make it London'."""
+    markers = list(_CORRECTION.finditer(text))
+    if not markers:
+        return "", text
+    return text[: markers[-1].start()], text[markers[-1].end() :]
+
+
+def fold(text: str) -> str:
+    """geo.normalize, character by character, so that positions stay those of `text`: lower case,
+    no accents, the punctuation geo.normalize turns into spaces turned into spaces."""
+    out = []
+    for ch in text:
+        if ch in ".'’`-_,":
+            out.append(" ")
+        elif ord(ch) < 0x250:
+            base = "".join(c for c in unicodedata.normalize("NFKD", ch) if not unicodedata.combining(c)).casefold()
+            out.append(base if len(base) == 1 else ch.lower())
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+def _name_pattern(name: str) -> str | None:
+    key = geo.normalize(name)
+    if not key:
+        return None
+    body = r"\s+".join(re.escape(word) for word in key.split())
+    return r"(?<!\w)" + body + r"(?!\w)" if key.isascii() else body
+
+
+def _known(text: str) -> list[Mention]:
+    folded = fold(text)
+    found: list[Mention] = []
+    for city in geo.CITIES.values():
+        for name in (city.name, *city.aliases):
+            pattern = _name_pattern(name)
+            if pattern is None:
+                continue
+            for match in re.finditer(pattern, folded):
+                found.append(Mention(match.start(), match.end(), city.name, city))
+    # A city inside a sight's name ("Tokyo Tower", 「大阪城」) is the sight, not the city.
+    sights = [match.span() for pattern in _sight_patterns() for match in re.finditer(pattern, folded)]
+    found = [m for m in found if not any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in sights)]
+    # The longest name at a position wins ("New York City" over "New York"); overlaps are dropped.
+    found.sort(key=lambda m: (m.start, -(m.end - m.start)))
+    kept: list[Mention] = []
+    for mention in found:
+        if not kept or mention.start >= kept[-1].end:
+            kept.append(mention)
+    return kept
+
+
+@functools.cache
+def _sight_patterns() -> tuple[str, ...]:
+    names = {n for c in geo.CITIES.values() for lm in c.landmarks for n in (lm.name, *lm.aliases)}
+    return tuple(p for p in map(_name_pattern, sorted(names)) if p)
+
+
+def _sights() -> set[str]:
+    words: set[str] = set()
+    for city in geo.CITIES.values():
+        names = [lm.name for lm in city.landmarks] + [d.name for d in city.districts]
+        for name in names:
+            words.update(geo.normalize(name).split())
+    return words
+
+
+def _unknown(text: str, known: list[Mention]) -> list[Mention]:
+    """Capitalised words that look like a place the table does not have ("Porto", "Lyon")."""
+    sights = _sights()
+    found = []
+    for match in _CAPITALISED.finditer(text):
+        words = match.group(1).split()
+        if words[0].lower() in _NOT_PLACES or _CALENDAR_WORD.match(words[0]):
+            continue
+        if any(k.start < match.end() and match.start() < k.end for k in known):
+            continue
+        if geo.normalize(words[0]) in sights:
+            continue
+        found.append(Mention(match.start(), match.end(), match.group(1), None))
+    return found
+
+
+def mentions(text: str) -> list[Mention]:
+    """Every place the message names, in order: cities of the table and capitalised unknowns."""
+    known = _known(text)
+    return sorted(known + _unknown(text, known), key=lambda m: m.start)
+
+
+def _negated(text: str, mention: Mention) -> bool:
+    return bool(_NEGATED_BEFORE.search(text[: mention.start]) or _NEGATED_AFTER.match(text[mention.end :]))
+
+
+def read_places(text: str) -> Reading:
+    head, tail = split_correction(text)
+    base = text
+    places = mentions(base)
+    wanted = [m for m in places if not _negated(base, m)]
+    if not wanted:
+        return Reading(head, tail)
+    cut = len(head)
+
+    def reading(choice: Mention) -> Reading:
+        if choice.city is not None:
+            return Reading(head, tail, city=choice.city)
+        return Reading(head, tail, place=choice.name)
+
+    # 1. What was said after the last correction marker.
+    after = [m for m in wanted if m.start >= cut] if head else []
+    if after:
+        known_after = [m for m in after if m.city is not None]
+        return reading((known_after or after)[0])
+    # 2. A place chosen with "please", 「にします」…
+    chosen = [m for m in wanted if _CHOSEN_AFTER.match(base[m.end :])]
+    if chosen:
+        return reading(chosen[-1])
+    # 3. Alternatives not chosen between: ask.
+    for first, second in itertools.pairwise(places):
+        if first.name != second.name and ALTERNATIVES.match(base[first.end : second.start]):
+            if first in wanted and second in wanted:
+                return Reading(head, tail, question=f"Which one shall I search: {first.name} or {second.name}?")
+    # 4. The first place the traveller wants, a city of the table before an unknown word.
+    known = [m for m in wanted if m.city is not None]
+    if known:
+        return reading(known[0])
+    unknown = [m for m in wanted if m.city is None]
+    if unknown and (head or any(_negated(base, m) for m in places)):
+        return reading(unknown[0])
+    return Reading(head, tail)
