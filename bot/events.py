@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
 
 class Action(BaseModel):
@@ -58,11 +58,23 @@ class ToolFinished(BaseModel):
 
 
 class Attachment(BaseModel):
-    """A file the user sent with a final answer or that the bot sends back (e.g. a full report)."""
+    """A file the bot sends with a final answer: text in `content` (a full report), or binary
+    `data` (a PNG map), which JSON carries as base64."""
+
+    model_config = ConfigDict(ser_json_bytes="base64", val_json_bytes="base64")
 
     filename: str
-    content: str
+    content: str = ""
+    data: bytes | None = None
     mime_type: str = "text/markdown"
+
+    @property
+    def is_binary(self) -> bool:
+        return self.data is not None
+
+    def payload(self) -> bytes:
+        """The file's bytes as uploaded: `data`, or `content` encoded as UTF-8."""
+        return self.data if self.data is not None else self.content.encode("utf-8")
 
 
 class Final(BaseModel):

@@ -10,12 +10,13 @@ import logging
 from collections.abc import AsyncIterator, Awaitable, Sequence
 from typing import Protocol
 
-from bot.editor import MessageEditor, MessageSink, split_text
+from bot.editor import MessageEditor, MessageSink, retrying, split_text
 from bot.events import Attachment, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
 
 log = logging.getLogger(__name__)
 
 WORKING = "Working on it…"
+ANSWER_BELOW = "The answer is below."
 EDITOR_ATTEMPTS = 3  # per message write; platform clients may retry inside each attempt
 
 
@@ -128,7 +129,10 @@ class TurnRenderer:
         if self.error is not None:
             await self._report_failure()
         elif self.final is None and self.answer.message_id is not None:
-            await self.surface.delete(self.answer.message_id)  # nothing came: no stale "working" message
+            try:  # nothing came: no stale "working" message
+                await self.surface.delete(self.answer.message_id)
+            except Exception as exc:
+                log.info("could not delete the status message: %s", self.surface.describe(exc))
         return self.final
 
     async def _guard(self, step: Awaitable[None]) -> None:
@@ -186,7 +190,7 @@ class TurnRenderer:
     # --- the answer ---------------------------------------------------------------------------
     async def _deliver_final(self, final: Final) -> None:
         text = final.text.strip() or ("Here is what I found:" if final.cards else "Done.")
-        self.message_ids = await self.answer.finish(self.surface.answer_markup(text))
+        self.message_ids = await self._finish(self.surface.answer_markup(text))
         await self.surface.end_answer()
         if final.cards:
             self.message_ids += await self.surface.post_cards(final.cards)
@@ -200,7 +204,47 @@ class TurnRenderer:
             # the answer message may hold a partial, streamed answer; the failure goes below it
             self.message_ids = [await self.surface.post(text)]
             return
-        self.message_ids = await self.answer.finish(text)
+        self.message_ids = await self._finish(text)
+
+    async def _finish(self, text: str) -> list[str]:
+        """The answer replaces the status message, split at the limit. If the platform keeps
+        refusing to edit that message (after its own and the editor's retries), the answer goes into
+        a new message instead, so what follows it (cards, buttons, files) still follows the text,
+        and the stale status message is tidied away."""
+        parts = split_text(text or "…", self.surface.answer.max_chars)
+        try:
+            ids = await self.answer.finish(parts[0])
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            stale = self.answer.message_id
+            if stale is None or self.surface.append_only:
+                raise  # nothing was posted yet, or a stream: the renderer's failure report follows
+            log.warning("could not edit the status message (%s); posting the answer anew", self.surface.describe(exc))
+            ids = [await self._post_answer(parts[0])]
+            await self._tidy(stale)
+        for part in parts[1:]:
+            ids.append(await self._post_answer(part))
+        return ids
+
+    async def _post_answer(self, text: str) -> str:
+        return await retrying(lambda: self.surface.answer.post(text), attempts=EDITOR_ATTEMPTS, what="answer post")
+
+    async def _tidy(self, stale: str) -> None:
+        """Delete a status message the answer could not replace; failing that, point to the answer."""
+        try:
+            await self.surface.delete(stale)
+            return
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("could not delete the stale status message: %s", self.surface.describe(exc))
+        try:
+            await self.surface.answer.edit(stale, self.surface.progress_markup(ANSWER_BELOW))
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("the stale status message stays as it was: %s", self.surface.describe(exc))
 
     async def _post_file(self, file: Attachment) -> None:
         try:
@@ -210,6 +254,11 @@ class TurnRenderer:
         except Exception as exc:
             # Never lose the file: say why and post it inline instead.
             log.warning("sending %s failed: %s", file.filename, self.surface.describe(exc))
+            if file.is_binary:  # an image cannot go inline; the answer stands without it
+                await self.surface.post(
+                    self.surface.progress_markup(f"I couldn't attach {file.filename} ({self.surface.describe(exc)}).")
+                )
+                return
             await self.surface.post(
                 self.surface.progress_markup(f"I couldn't attach {file.filename} ({self.surface.describe(exc)}); here it is inline:")
             )

@@ -93,9 +93,10 @@ class TerminalSurface(Surface):
         if self.files_dir is not None:  # keep it where the user can open it
             self.files_dir.mkdir(parents=True, exist_ok=True)
             path = self.files_dir / ("".join(c if c.isalnum() or c in "-_." else "_" for c in file.filename) or "file")
-            path.write_text(file.content, encoding="utf-8")
+            path.write_bytes(file.payload())
             where = f" → {path}"
-        await self.post(f"  📎 {file.filename} ({len(file.content)} chars){where}")
+        size = f"{len(file.payload()):,} bytes" if file.is_binary else f"{len(file.content)} chars"
+        await self.post(f"  📎 {file.filename} ({size}){where}")
 
 
 def load_attachment(path: str) -> IncomingFile:

@@ -127,7 +127,7 @@ class DiscordSurface(Surface):
         return ids
 
     async def post_file(self, file: Attachment) -> None:
-        await self.channel.send(file=discord.File(io.BytesIO(file.content.encode("utf-8")), filename=file.filename))
+        await self.channel.send(file=discord.File(io.BytesIO(file.payload()), filename=file.filename))
 
     async def report(self, text: str) -> None:
         if self._report is not None:

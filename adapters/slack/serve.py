@@ -8,6 +8,8 @@ from typing import Any
 
 import aiohttp
 from aiohttp import web
+from slack_bolt.request.internals import parse_body
+from slack_sdk.signature import SignatureVerifier
 
 from adapters.slack.app import SlackBot, make_client
 from adapters.slack.manifest import EVENTS_PATH
@@ -19,18 +21,53 @@ from bot.supervisor import stop_signal
 log = logging.getLogger(__name__)
 
 SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
+MAX_TIMESTAMP_DIGITS = 12
+
+
+async def refusal(request: web.Request, verifier: SignatureVerifier) -> web.Response | None:
+    """Why a request to the events endpoint is refused (400 malformed, 401 not signed by Slack), or
+    None. bolt parses a body before it checks the signature, so a malformed body or timestamp from
+    anyone would raise inside it; here the signature is checked over the raw body first."""
+    stamp = request.headers.get("X-Slack-Request-Timestamp", "")
+    if not (stamp.isascii() and stamp.isdigit() and len(stamp) <= MAX_TIMESTAMP_DIGITS):
+        return web.json_response({"error": "missing or malformed X-Slack-Request-Timestamp"}, status=400)
+    try:
+        body = (await request.read()).decode("utf-8")
+    except UnicodeDecodeError:
+        return web.json_response({"error": "the body is not UTF-8"}, status=400)
+    if not verifier.is_valid(body, stamp, request.headers.get("X-Slack-Signature", "")):
+        return web.json_response({"error": "invalid request"}, status=401)
+    try:
+        parsed = parse_body(body, request.headers.get("Content-Type", "").split(";")[0].strip() or None)
+    except (ValueError, RecursionError):
+        parsed = None
+    if not isinstance(parsed, dict):
+        return web.json_response({"error": "malformed body"}, status=400)
+    return None
 
 
 def web_app(bot: SlackBot) -> web.Application:
     """bolt's aiohttp application plus a health check for the hosting platform."""
     app = bot.app.web_app(path=EVENTS_PATH)
+    assert bot.settings.slack_signing_secret is not None  # SlackBot checked it
+    verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
+
+    @web.middleware
+    async def verified_first(request: web.Request, handler: Any) -> web.StreamResponse:
+        if request.method == "POST" and request.path == EVENTS_PATH:
+            refused = await refusal(request, verifier)
+            if refused is not None:
+                # Never the body: it may carry tokens.
+                log.debug("Slack request refused (%d): %s", refused.status, refused.text)
+                return refused
+        return await handler(request)
 
     @web.middleware
     async def ack_first(request: web.Request, handler: Any) -> web.StreamResponse:
         async with bot.ack_first.request():
             return await handler(request)
 
-    app.middlewares.append(ack_first)
+    app.middlewares.extend([verified_first, ack_first])
 
     async def health(_: web.Request) -> web.Response:
         return web.Response(text="ok")

@@ -190,10 +190,13 @@ class SlackSurface(Surface):
             raise
 
     async def delete(self, message_id: str) -> None:
+        """Raises if Slack keeps refusing (the renderer then edits the message instead); a message
+        already gone counts as deleted."""
         try:
             await self.client.chat_delete(channel=self.place.channel, ts=message_id)
         except SlackApiError as exc:
-            log.info("could not delete status message: %s", error_code(exc))
+            if error_code(exc) != "message_not_found":
+                raise
 
     async def end_answer(self) -> None:
         if self.stream is not None:
@@ -230,7 +233,7 @@ class SlackSurface(Surface):
 
     async def post_file(self, file: Attachment) -> None:
         await self.client.files_upload_v2(
-            channel=self.place.channel, thread_ts=self.place.thread_ts, content=file.content.encode("utf-8"),
+            channel=self.place.channel, thread_ts=self.place.thread_ts, content=file.payload(),
             filename=file.filename, title=file.filename,
             snippet_type="markdown" if file.mime_type == "text/markdown" else None,
         )

@@ -1,5 +1,5 @@
 """HotelAgent: the /hotel command's contract with the runtime — settings, seeding, the worker's
-refresh job, the offline skill, and the turn's input and answer (hotel cards)."""
+refresh job, the offline skill, and the turn's input and answer (hotel cards and their map)."""
 
 from __future__ import annotations
 
@@ -16,6 +16,8 @@ from langgraph.graph.state import CompiledStateGraph
 from agents.hotel.context import ContextMode, current_turn_start
 from agents.hotel.enrich import card
 from agents.hotel.graph import build_graph, status
+from agents.hotel.map import FILENAME as MAP_FILENAME
+from agents.hotel.map import map_for, render_map
 from agents.hotel.offline import HotelSkill
 from agents.hotel.refresh import run_worker
 from agents.hotel.seed import seed
@@ -24,7 +26,7 @@ from agents.hotel.state import new_turn
 from agents.hotel.store import HotelStore
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
 from bot.config import load
-from bot.events import Final
+from bot.events import Attachment, Final
 
 
 def today_in(timezone: str) -> date:
@@ -123,6 +125,15 @@ class HotelAgent(AgentDefinition):
         )
         recommended = ((state.get("metadata") or {}).get("current") or {}).get("recommended") or []
         return Final(text=text, cards=[card(h) for h in recommended], data={"hotels": recommended})
+
+    async def attachments(self, state: dict[str, Any]) -> list[Attachment]:
+        """A map of the recommended hotels and the places asked about, drawn off the event loop
+        (none when no hotel has coordinates)."""
+        request = map_for(state)
+        if request is None:
+            return []
+        png = await asyncio.to_thread(render_map, request)
+        return [Attachment(filename=MAP_FILENAME, data=png, mime_type="image/png")]
 
     async def close(self) -> None:
         opened, self._opened = self._opened, []

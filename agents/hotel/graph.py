@@ -32,7 +32,7 @@ from agents.hotel.tools import (
     model_schema,
     round_metadata,
     this_round,
-    user_currency,
+    shown_currency,
 )
 from bot.agent import AgentDeps
 from bot.events import Status
@@ -165,7 +165,7 @@ class HotelNodes:
         answer = turn.get("answer")
         if answer:
             candidates = [hotels[i] for i in turn.get("hotel_ids") or [] if i in hotels]
-            currency = user_currency(state.get("tool_context") or {})
+            currency = shown_currency(state.get("tool_context") or {}, {"memory": memory})
             recommended = enrich(answer.get("hotels") or [], candidates, currency, RECOMMENDED_MAX)
             if recommended:
                 update["last_recommended"] = recommended

@@ -389,6 +389,7 @@ class HotelSkill:
         if district:
             args["district"] = district
 
+        shown_in = previous.get("currency") or conversation.currency  # the currency of the prices shown
         sort = previous.get("sort", "rating") if follow_up else "rating"
         for pattern, name in _SORTS:
             if pattern.search(text):
@@ -397,7 +398,7 @@ class HotelSkill:
             shown_prices = [p for p in (_amount(price) for _, price in conversation.shown) if p is not None]
             if shown_prices:
                 args["max_price"] = max(1.0, min(shown_prices) - 1)
-                args["currency"] = conversation.currency
+                args["currency"] = shown_in
             elif "max_price" in args:
                 args["max_price"] = round(float(args["max_price"]) * 0.8, 2)
             args.pop("min_price", None)
@@ -407,7 +408,7 @@ class HotelSkill:
             args.pop("max_price", None)
             if shown_prices:
                 args["min_price"] = max(shown_prices) + 1
-                args["currency"] = conversation.currency
+                args["currency"] = shown_in
             sort = "stars"
         if _BETTER.search(text):
             sort = "rating"

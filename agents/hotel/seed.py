@@ -185,7 +185,7 @@ def generate_hotels() -> tuple[Hotel, ...]:
                     guest_rating=rating,
                     review_count=reviews,
                     amenities=amenities,
-                    thumbnail_url=f"https://images.example.com/hotels/{hotel_id}.jpg",
+                    thumbnail_url="",  # demo hotels have no photos; cards go without a thumbnail
                     description=description,
                     currency=city.currency,
                 )

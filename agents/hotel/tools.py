@@ -104,6 +104,16 @@ def user_currency(tool_context: Mapping[str, Any]) -> str:
     return code if known_currency(code) else "USD"
 
 
+def shown_currency(tool_context: Mapping[str, Any], metadata: Mapping[str, Any] | None = None) -> str:
+    """The currency prices are shown in: the one the traveller last searched with ("under 30,000
+    yen" → JPY), else the user's (from the platform or the console's default)."""
+    for entry in reversed((metadata or {}).get("memory") or []):
+        code = str((entry.get("params") or {}).get("currency") or "").upper()
+        if entry.get("tool") == "search_hotels" and known_currency(code):
+            return code
+    return user_currency(tool_context)
+
+
 def today_of(tool_context: Mapping[str, Any]) -> date:
     raw = tool_context.get("today")
     return date.fromisoformat(raw) if raw else date.today()
@@ -217,8 +227,8 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
         return problem(issue)
     if not 1 <= args.guests <= MAX_GUESTS:
         return problem(f"guests must be between 1 and {MAX_GUESTS}; ask the user how many people are travelling.")
-    currency = user_currency(tool_context)
-    price_currency = (args.currency or currency).upper()
+    price_currency = (args.currency or user_currency(tool_context)).upper()
+    currency = price_currency if known_currency(price_currency) else user_currency(tool_context)
     if not known_currency(price_currency):
         return problem(f"Unknown currency '{args.currency}'. Use an ISO code such as USD or EUR.")
     for label, value in (("min_price", args.min_price), ("max_price", args.max_price)):
@@ -325,7 +335,7 @@ async def aggregate_hotels(
     issue = check_stay(check_in, check_out, today_of(tool_context))
     if issue:
         return problem(issue)
-    currency = user_currency(tool_context)
+    currency = shown_currency(tool_context, metadata)
     rows = await store.aggregate(city.name, args.by, check_in, check_out)
     label = stay_label(check_in, check_out)
     lines = [f"Hotels in {city.name} by {args.by.replace('_', ' ')} for {label} (prices per night):"]
@@ -367,7 +377,7 @@ def _known_hotels(metadata: dict[str, Any]) -> list[HotelFacts]:
 async def hotel_details(
     args: HotelDetailsArgs, store: HotelStore, tool_context: dict[str, Any], metadata: dict[str, Any]
 ) -> ToolResult:
-    currency = user_currency(tool_context)
+    currency = shown_currency(tool_context, metadata)
     known = _known_hotels(metadata)
     city = geo.find_city(args.city) if args.city else None
     found: list[HotelFacts] = []
@@ -456,7 +466,7 @@ async def hotels_near_landmark(
         known = ", ".join(lm.name for lm in where.landmarks) if where else ""
         return problem(f"Unknown landmark '{args.landmark}'" + (f" in {where.name}. Known: {known}." if where else "."))
     city, landmark = found
-    currency = user_currency(tool_context)
+    currency = shown_currency(tool_context, metadata)
     hotels_meta: dict[str, HotelFacts] = metadata.get("hotels") or {}
     last = _last_search(metadata, city.name)
     if last is not None:

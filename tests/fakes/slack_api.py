@@ -106,6 +106,7 @@ class _Failure:
     error: str
     retry_after: int | None
     remaining: int
+    when: Callable[[dict[str, Any]], bool] | None = None  # only calls whose arguments match
 
 
 class FakeSlackAPI:
@@ -203,12 +204,15 @@ class FakeSlackAPI:
         error: str = "internal_error",
         retry_after: int | None = None,
         times: int = 1,
+        when: Callable[[dict[str, Any]], bool] | None = None,
     ) -> None:
-        """Answer the next `times` calls of `method` with an HTTP status (429 + Retry-After) or ok:false."""
-        self._failures.setdefault(method, []).append(_Failure(status, error, retry_after, times))
+        """Answer the next `times` calls of `method` (those whose arguments satisfy `when`, if
+        given) with an HTTP status (429 + Retry-After) or ok:false."""
+        self._failures.setdefault(method, []).append(_Failure(status, error, retry_after, times, when))
 
-    def rate_limit(self, method: str, *, retry_after: int = 1, times: int = 1) -> None:
-        self.fail(method, status=429, error="ratelimited", retry_after=retry_after, times=times)
+    def rate_limit(self, method: str, *, retry_after: int | None = 1, times: int = 1, status: int = 429) -> None:
+        """`status=200`: Slack's other way of saying it, `ok: false, error: ratelimited` in a 200."""
+        self.fail(method, status=status, error="ratelimited", retry_after=retry_after, times=times)
 
     def add_file(
         self,
@@ -335,7 +339,7 @@ class FakeSlackAPI:
         call = ApiCall(method, args, time.monotonic())
         self.calls.append(call)
         try:
-            failure = self._take_failure(method)
+            failure = self._take_failure(method, args)
             if failure is not None:
                 call.status = failure.status
                 call.response = {"ok": False, "error": failure.error}
@@ -354,14 +358,14 @@ class FakeSlackAPI:
         finally:
             self._changed.set()
 
-    def _take_failure(self, method: str) -> _Failure | None:
+    def _take_failure(self, method: str, args: dict[str, Any]) -> _Failure | None:
         queue = self._failures.get(method)
-        if not queue:
+        failure = next((f for f in queue or () if f.when is None or f.when(args)), None)
+        if queue is None or failure is None:
             return None
-        failure = queue[0]
         failure.remaining -= 1
         if failure.remaining <= 0:
-            queue.pop(0)
+            queue.remove(failure)
         return failure
 
     async def _stats(self, request: web.Request) -> web.Response:
@@ -654,6 +658,7 @@ class SlackDelivery:
         self._session = session
         self._own_session = session is None
         self._event_ids = itertools.count(1)
+        self._triggers = f"{time.time_ns():x}"  # trigger ids are unique across runs, as Slack's are
 
     async def __aenter__(self) -> SlackDelivery:
         return self
@@ -710,7 +715,7 @@ class SlackDelivery:
             "api_app_id": APP_ID,
             "is_enterprise_install": "false",
             "response_url": self.api.response_url(),
-            "trigger_id": f"trigger-{next(self._event_ids)}",
+            "trigger_id": f"trigger-{next(self._event_ids)}.{self._triggers}",
         }
         return await self.post(urlencode(form), "application/x-www-form-urlencoded", **kwargs)
 
@@ -811,7 +816,7 @@ class SlackDelivery:
                 "is_ephemeral": False,
                 "thread_ts": message.thread_ts,
             },
-            "trigger_id": f"trigger-{next(self._event_ids)}",
+            "trigger_id": f"trigger-{next(self._event_ids)}.{self._triggers}",
             "channel": {"id": message.channel, "name": "general"},
             "message": message.as_dict(),
             "response_url": self.api.response_url(),

@@ -107,7 +107,7 @@ def test_demo_hotels_are_plausible_and_sit_inside_their_district() -> None:
         assert hotel.review_count > 0
         assert hotel.currency == city.currency
         assert set(hotel.amenities) <= set(AMENITIES)
-        assert hotel.thumbnail_url.startswith("https://")
+        assert hotel.thumbnail_url == ""  # no photo rather than a link that does not load
         assert hotel.district in hotel.description
     assert set(per_city.values()) == {HOTELS_PER_CITY}
     assert len(per_city) == len(geo.CITIES)
