@@ -15,7 +15,7 @@ from pydantic_settings import BaseSettings
 
 from bot.commands import BUILT_INS, QUERY, Command, CommandOption, CommandTable
 from bot.config import load
-from bot.events import Final
+from bot.events import Attachment, Final
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -61,6 +61,13 @@ class TurnInput:
     currency: str = "USD"
     timezone: str = "UTC"
     delivery_id: str | None = None  # the platform's id for this delivery; a repeat is ignored
+    # Where the turn comes from, for access control (bot/access.py): the Slack team or Discord
+    # guild ("" for none), the channel (a Discord thread's parent), the member's Discord roles,
+    # and whether it is a direct message.
+    workspace_id: str = ""
+    channel_id: str = ""
+    roles: tuple[str, ...] = ()
+    direct: bool = False
 
     @classmethod
     def typed(cls, line: str, **fields: Any) -> TurnInput:
@@ -148,6 +155,7 @@ class AgentDefinition(ABC):
       model (e.g. `Status(text="Searching hotels in Paris…")`) is passed through as is.
     When the run ends, `final(state)` turns the graph state into the Final event, or, when the
     graph is paused on `interrupt(value)`, `interrupted(value)` does.
+    `attachments(state)` adds files to a finished run's Final (awaited; never checkpointed).
     """
 
     name: str
@@ -199,6 +207,13 @@ class AgentDefinition(ABC):
     @abstractmethod
     def final(self, state: dict[str, Any]) -> Final:
         """The Final event for a finished run."""
+
+    async def attachments(self, state: dict[str, Any]) -> Sequence[Attachment]:
+        """Files sent with a finished run's answer (e.g. a rendered map), made from the final state
+        after `final(state)`: they reach the user without entering the checkpoint. Run CPU-bound
+        work off the event loop (`asyncio.to_thread`). A failure is logged and the answer goes
+        without them."""
+        return ()
 
     def interrupted(self, value: Any) -> Final:
         """The Final event for a graph paused on `interrupt(value)`; buttons carry resume values."""

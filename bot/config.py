@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import binascii
+import contextlib
 from functools import cached_property
 from pathlib import Path
-from typing import Literal, TypeVar
+from typing import Annotated, Literal, TypeVar
 
 from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class ConfigError(Exception):
@@ -16,6 +19,10 @@ class ConfigError(Exception):
 
 def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
+
+
+# Ids from the environment as "T01,T02" (no JSON), kept as a list.
+IdList = Annotated[list[str], NoDecode]
 
 
 class Settings(BaseSettings):
@@ -52,6 +59,15 @@ class Settings(BaseSettings):
         200_000, ge=1_000, validation_alias=_env("CONCIERGE_MAX_ATTACHMENT_BYTES")
     )
     tool_retries: int = Field(1, ge=0, le=5, validation_alias=_env("CONCIERGE_TOOL_RETRIES"))
+    # CPU-heavy work on untrusted input runs in worker processes (bot/workpool.py): how many
+    # (0: min(2, CPU count)), seconds per job before its process is killed, an address-space
+    # limit per worker in MB (0: none; Linux), and jobs in flight per user (more wait their turn).
+    work_processes: int = Field(0, ge=0, le=64, validation_alias=_env("CONCIERGE_WORK_PROCESSES"))
+    work_timeout: float = Field(30.0, gt=0, le=3600, validation_alias=_env("CONCIERGE_WORK_TIMEOUT"))
+    work_memory_mb: int = Field(1024, ge=0, validation_alias=_env("CONCIERGE_WORK_MEMORY_MB"))
+    work_per_user: int = Field(1, ge=1, le=64, validation_alias=_env("CONCIERGE_WORK_PER_USER"))
+    # Warn when the event loop was blocked longer than this (bot/loopwatch.py); 0 turns it off.
+    loop_lag_warn_ms: float = Field(100.0, ge=0, validation_alias=_env("CONCIERGE_LOOP_LAG_WARN_MS"))
     # Output limits sent with every model call (max_tokens), by purpose: a looping model is cut
     # by the limit, not by the turn deadline. A truncated structured output is retried once with
     # twice the limit.
@@ -67,6 +83,19 @@ class Settings(BaseSettings):
     agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
     # Agents' own settings live in their packages (AgentDefinition.settings_model).
+
+    # --- access and limits (docs/security.md) ---------------------------------------------
+    # Comma-separated ids; an empty list lets everyone in. Admins are always let in.
+    allowed_workspaces: IdList = Field([], validation_alias=_env("CONCIERGE_ALLOWED_WORKSPACES"))
+    allowed_channels: IdList = Field([], validation_alias=_env("CONCIERGE_ALLOWED_CHANNELS"))
+    allowed_users: IdList = Field([], validation_alias=_env("CONCIERGE_ALLOWED_USERS"))
+    allowed_roles: IdList = Field([], validation_alias=_env("CONCIERGE_ALLOWED_ROLES"))
+    admins: IdList = Field([], validation_alias=_env("CONCIERGE_ADMINS"))
+    allow_dms: bool = Field(True, validation_alias=_env("CONCIERGE_ALLOW_DMS"))
+    rate_limit_per_minute: float = Field(0.0, ge=0, validation_alias=_env("CONCIERGE_RATE_LIMIT_PER_MINUTE"))
+    rate_limit_burst: int = Field(5, ge=1, le=1000, validation_alias=_env("CONCIERGE_RATE_LIMIT_BURST"))
+    daily_token_budget: int = Field(0, ge=0, validation_alias=_env("CONCIERGE_DAILY_TOKEN_BUDGET"))
+    checkpoint_key: SecretStr | None = Field(None, validation_alias=_env("CONCIERGE_CHECKPOINT_KEY"))
 
     # --- platforms ----------------------------------------------------------------------
     slack_bot_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_BOT_TOKEN"))
@@ -88,6 +117,22 @@ class Settings(BaseSettings):
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         return http_url(value)
+
+    @field_validator("allowed_workspaces", "allowed_channels", "allowed_users", "allowed_roles", "admins", mode="before")
+    @classmethod
+    def _id_list(cls, value: object) -> object:
+        if isinstance(value, str):
+            return [part.strip() for part in value.split(",") if part.strip()]
+        return value
+
+    @field_validator("checkpoint_key")
+    @classmethod
+    def _checkpoint_key(cls, value: SecretStr | None) -> SecretStr | None:
+        if value is not None and not value.get_secret_value().strip():
+            return None
+        if value is not None:
+            aes_key(value)  # the message never contains the key
+        return value
 
     @field_validator("database_url")
     @classmethod
@@ -125,6 +170,22 @@ class Settings(BaseSettings):
     @property
     def is_postgres(self) -> bool:
         return self.resolved_database_url.startswith("postgresql://")
+
+
+def aes_key(value: SecretStr) -> bytes:
+    """A 16, 24 or 32-byte AES key written as hex or base64 (hex first: 32 hex digits are 16 bytes)."""
+    text = value.get_secret_value().strip()
+    candidates: list[bytes] = []
+    with contextlib.suppress(ValueError):
+        candidates.append(bytes.fromhex(text))
+    padded = text + "=" * (-len(text) % 4)
+    for altchars in (None, b"-_"):  # standard or URL-safe alphabet
+        with contextlib.suppress(ValueError, binascii.Error):
+            candidates.append(base64.b64decode(padded, altchars=altchars, validate=True))
+    for key in candidates:
+        if len(key) in (16, 24, 32):
+            return key
+    raise ValueError("must be a 16, 24 or 32-byte key written as hex or base64 (e.g. `openssl rand -base64 32`)")
 
 
 S = TypeVar("S", bound=BaseSettings)

@@ -5,13 +5,16 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from types import SimpleNamespace
 from typing import Any, Literal
+from uuid import UUID
 
+from langchain_core.callbacks import AsyncCallbackHandler
 from langchain_core.language_models import BaseChatModel
 from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import LLMResult
 from langchain_core.runnables import Runnable, RunnableConfig
 
 from bot.config import Settings
@@ -68,7 +71,51 @@ def _chat_openai_class() -> Any:
     return CompatibleChatOpenAI
 
 
-def openai_chat_model(settings: Settings, model: str) -> BaseChatModel:
+class TokenUsage(AsyncCallbackHandler):
+    """Counts the prompt and completion tokens of every chat model call by the LangGraph thread it
+    ran in (LangGraph puts `thread_id` in the run's metadata) and hands them to `record`, when set.
+    Calls outside a graph (worker jobs) have no thread and are not counted."""
+
+    def __init__(self) -> None:
+        self.record: Callable[[str, int], Awaitable[None]] | None = None
+        self._threads: dict[UUID, str] = {}
+
+    async def on_chat_model_start(
+        self, serialized: dict[str, Any], messages: list[list[BaseMessage]], *, run_id: UUID,
+        metadata: dict[str, Any] | None = None, **kwargs: Any,
+    ) -> None:
+        thread = (metadata or {}).get("thread_id")
+        if thread and self.record is not None:
+            if len(self._threads) > 10_000:  # calls cancelled before they ended are never popped
+                self._threads.clear()
+            self._threads[run_id] = str(thread)
+
+    async def on_llm_end(self, response: LLMResult, *, run_id: UUID, **kwargs: Any) -> None:
+        thread = self._threads.pop(run_id, None)
+        tokens = _total_tokens(response)
+        if thread is not None and tokens and self.record is not None:
+            await self.record(thread, tokens)
+
+    async def on_llm_error(self, error: BaseException, *, run_id: UUID, **kwargs: Any) -> None:
+        self._threads.pop(run_id, None)
+
+
+def _total_tokens(response: LLMResult) -> int:
+    """Prompt plus completion tokens the server reported (usage_metadata on the message, else the
+    provider's token_usage)."""
+    total = 0
+    for generations in response.generations:
+        for generation in generations:
+            usage = getattr(getattr(generation, "message", None), "usage_metadata", None)
+            if usage:
+                total += int(usage.get("total_tokens") or usage.get("input_tokens", 0) + usage.get("output_tokens", 0))
+    if not total:
+        usage = (response.llm_output or {}).get("token_usage") or {}
+        total = int(usage.get("total_tokens") or 0)
+    return total
+
+
+def openai_chat_model(settings: Settings, model: str, *, usage: TokenUsage | None = None) -> BaseChatModel:
     """A ChatOpenAI over the openai SDK's aiohttp transport (a fraction of httpx's CPU per request)."""
     import openai
 
@@ -93,6 +140,7 @@ def openai_chat_model(settings: Settings, model: str) -> BaseChatModel:
         root_async_client=client,
         async_client=_StreamingCompletions(client),
         tokens_param=tokens_param(settings),
+        callbacks=[usage] if usage is not None else None,
     )
 
 
@@ -139,8 +187,11 @@ class ModelProvider:
         sleep: Callable[[float], Any] = asyncio.sleep,
         max_tokens: dict[str, int] | None = None,
         planner: BaseChatModel | None = None,
+        usage: TokenUsage | None = None,
     ) -> None:
         self.primary = primary
+        # Tokens the models spend, by conversation thread (the daily budget, bot/access.py).
+        self.usage = usage or TokenUsage()
         # The offline planner, asked when a model answers without the tool call the request needs
         # (many small local models cannot call tools): see `_tool_fallback`.
         self.planner = planner
@@ -166,8 +217,9 @@ class ModelProvider:
             from bot.offline import OfflineChatModel
 
             return cls(OfflineChatModel(skills=tuple(skills)), None, max_retries=0, backoff=backoff, offline=True)
+        usage = TokenUsage()
         fallback = (
-            openai_chat_model(settings, settings.fallback_model) if settings.fallback_model else None
+            openai_chat_model(settings, settings.fallback_model, usage=usage) if settings.fallback_model else None
         )
         planner = None
         if skills and settings.tool_fallback == "planner":
@@ -175,12 +227,13 @@ class ModelProvider:
 
             planner = OfflineChatModel(skills=tuple(skills))
         return cls(
-            openai_chat_model(settings, settings.model),
+            openai_chat_model(settings, settings.model, usage=usage),
             fallback,
             max_retries=settings.llm_max_retries,
             backoff=backoff,
             max_tokens={"answer": settings.max_tokens_answer, "structured": settings.max_tokens_structured},
             planner=planner,
+            usage=usage,
         )
 
     def _with_limit(self, model: BaseChatModel, limit: int) -> BaseChatModel:

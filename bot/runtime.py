@@ -23,6 +23,7 @@ from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
+from bot.access import TurnGate
 from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
@@ -95,6 +96,7 @@ class ConversationRuntime:
         # Threads found in flight at start-up: the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
         self._owns_models = False
+        self.gate = TurnGate(settings, app_db, models)  # access, token budget, rate limit
 
     # --- lifecycle ----------------------------------------------------------------------
     @classmethod
@@ -160,6 +162,7 @@ class ConversationRuntime:
         graph = self._graphs.get(agent.name)
         if graph is None:
             graph = await agent.build(self.deps(agent))
+            self.checkpoints.allow(graph)  # its state's classes pass the checkpoint allowlist
             self._graphs[agent.name] = graph
         return graph
 
@@ -223,6 +226,10 @@ class ConversationRuntime:
         problem = self._check_input(turn)
         if problem:
             yield Failure(kind="bad_input", user_message=problem)
+            return
+        refused = await self.gate.check(key, turn)
+        if refused is not None:
+            yield refused
             return
         async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
             async for event in self._turn(key, turn.but(text=turn.text.strip())):
@@ -396,7 +403,7 @@ class ConversationRuntime:
                 if outcome.interrupts:
                     final = agent.interrupted(outcome.interrupts[0].value)
                 else:
-                    final = agent.final(dict(outcome.values))
+                    final = await _with_attachments(agent, dict(outcome.values), agent.final(dict(outcome.values)))
                 if planner_steps:
                     final = final.model_copy(update={"text": final.text + PLANNER_FOOTER})
         except asyncio.CancelledError:
@@ -466,6 +473,16 @@ class ConversationRuntime:
                     yield chunk
                 elif isinstance(chunk, dict) and "status" in chunk:
                     yield Status(text=str(chunk["status"]))
+
+
+async def _with_attachments(agent: AgentDefinition, state: dict[str, Any], final: Final) -> Final:
+    """The agent's files added to its answer; a failure to make them never fails the turn."""
+    try:
+        files = list(await agent.attachments(state))
+    except Exception:
+        log.warning("%s: attachments failed; answering without them", agent.name, exc_info=True)
+        return final
+    return final.model_copy(update={"files": [*final.files, *files]}) if files else final
 
 
 def _messages_of(update: Any) -> list[Any]:

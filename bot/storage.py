@@ -6,21 +6,31 @@ when CONCIERGE_DATABASE_URL is postgresql://."""
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import dataclasses
+import enum
 import json
 import logging
 import os
 import time
+import types
+import typing
 import uuid
 import zlib
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from langgraph.checkpoint.base import BaseCheckpointSaver
+from langchain_core.runnables import RunnableConfig
+from langgraph.checkpoint.base import BaseCheckpointSaver, ChannelVersions, Checkpoint, CheckpointMetadata
+from langgraph.checkpoint.serde.base import SerializerProtocol
+from langgraph.checkpoint.serde.encrypted import EncryptedSerializer
+from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+from pydantic import BaseModel
 
-from bot.config import Settings
+from bot.config import ConfigError, Settings, aes_key
 from bot.sqlite import SqliteCheckpointer, SqliteThread
 
 log = logging.getLogger(__name__)
@@ -50,6 +60,13 @@ _SCHEMA = [
         owner TEXT NOT NULL,
         pid INTEGER NOT NULL,
         acquired_at DOUBLE PRECISION NOT NULL
+    )""",
+    # Model tokens spent per workspace per UTC day (CONCIERGE_DAILY_TOKEN_BUDGET).
+    """CREATE TABLE IF NOT EXISTS concierge_token_usage (
+        account TEXT NOT NULL,
+        day TEXT NOT NULL,
+        tokens BIGINT NOT NULL DEFAULT 0,
+        PRIMARY KEY (account, day)
     )""",
 ]
 
@@ -214,6 +231,21 @@ class AppDatabase:
             (now + ttl, delivery_id, now),
         ))
 
+    # --- token budget -------------------------------------------------------------------
+    async def add_tokens(self, account: str, day: str, tokens: int) -> None:
+        """Count `tokens` spent by `account` (a workspace) on `day` (UTC, ISO date)."""
+        await self.execute(
+            "INSERT INTO concierge_token_usage (account, day, tokens) VALUES (?, ?, ?) "
+            "ON CONFLICT (account, day) DO UPDATE SET tokens = concierge_token_usage.tokens + excluded.tokens",
+            (account, day, tokens),
+        )
+
+    async def tokens_spent(self, account: str, day: str) -> int:
+        rows = await self.fetch(
+            "SELECT tokens FROM concierge_token_usage WHERE account = ? AND day = ?", (account, day)
+        )
+        return int(rows[0]["tokens"]) if rows else 0
+
     # --- cross-process turn lock ---------------------------------------------------------
     @contextlib.asynccontextmanager
     async def thread_lock(self, key: str) -> AsyncIterator[None]:
@@ -366,28 +398,195 @@ class _AdvisoryLocks(_TurnLocks):
 
 
 # --- checkpointer --------------------------------------------------------------------------
+KEY_CHECK = b"concierge checkpoint key check"
+_KEY_CHECK_TABLE = "CREATE TABLE IF NOT EXISTS concierge_checkpoint_key (id INTEGER PRIMARY KEY, sample TEXT NOT NULL)"
+
+
+class CheckpointSerde:
+    """How checkpoints are written and read: LangGraph's serializer with a strict allowlist (only
+    LangGraph's safe built-ins, messages, and the classes the agents' states declare are rebuilt
+    from stored data; anything else stays plain data), encrypted with AES when a key is set."""
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key
+        self._plain = JsonPlusSerializer(allowed_msgpack_modules=None)  # None: the safe set only
+
+    @property
+    def encrypted(self) -> bool:
+        return self._key is not None
+
+    def allow(self, classes: Iterable[type]) -> None:
+        """Let these classes be rebuilt from checkpoints too."""
+        self._plain = self._plain.with_msgpack_allowlist(classes)
+
+    def serializer(self) -> SerializerProtocol:
+        if self._key is None:
+            return self._plain
+        return EncryptedSerializer.from_pycryptodome_aes(self._plain, key=self._key)
+
+    def seal(self, data: bytes) -> str:
+        """`data` encrypted as the checkpoints are (for the key check), base64."""
+        _, sealed = self.serializer().dumps_typed(data)
+        return base64.b64encode(sealed).decode()
+
+    def opens(self, sample: str) -> bool:
+        """Whether this key decrypts a `seal()`ed sample."""
+        try:
+            return bool(self.serializer().loads_typed(("bytes+aes", base64.b64decode(sample))) == KEY_CHECK)
+        except ValueError:  # the MAC check fails for another key
+            return False
+
+
+def state_classes(graph: Any) -> set[type]:
+    """The classes a compiled graph's states (its subgraphs' included) declare: pydantic models,
+    dataclasses and enums, found through TypedDict fields, unions and containers."""
+    found: set[type] = set()
+    seen: set[int] = set()
+    graphs = [graph, *(sub for _, sub in graph.get_subgraphs(recurse=True))]
+    for pregel in graphs:
+        builder = getattr(pregel, "builder", None)
+        if builder is None:
+            continue
+        schemas = [builder.state_schema, builder.input_schema, builder.output_schema]
+        schemas += [node.input_schema for node in builder.nodes.values()]
+        for schema in schemas:
+            _collect_classes(schema, found, seen)
+    return found
+
+
+def _collect_classes(hint: Any, found: set[type], seen: set[int]) -> None:
+    if id(hint) in seen:
+        return
+    seen.add(id(hint))
+    if typing.get_origin(hint) is not None or isinstance(hint, types.UnionType):
+        if typing.get_origin(hint) is not typing.Literal:
+            for arg in typing.get_args(hint):
+                _collect_classes(arg, found, seen)
+        return
+    if not isinstance(hint, type):
+        return
+    hints: Iterable[Any] = ()
+    if typing.is_typeddict(hint):
+        hints = _type_hints(hint)
+    elif issubclass(hint, BaseModel):
+        found.add(hint)
+        hints = [field.annotation for field in hint.model_fields.values()]
+    elif dataclasses.is_dataclass(hint):
+        found.add(hint)
+        hints = _type_hints(hint)
+    elif issubclass(hint, enum.Enum):
+        found.add(hint)
+    for sub in hints:
+        _collect_classes(sub, found, seen)
+
+
+def _type_hints(cls: type) -> list[Any]:
+    try:
+        return list(typing.get_type_hints(cls).values())
+    except Exception:  # an annotation that does not resolve names nothing we could rebuild anyway
+        return []
+
+
+def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
+    """AsyncPostgresSaver; `sealed`: one that stores every channel value through the serializer."""
+    from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+
+    if not sealed:
+        return AsyncPostgresSaver(pool)
+
+    class SealedPostgresSaver(AsyncPostgresSaver):
+        """AsyncPostgresSaver keeps str, int, float and bool channel values in the checkpoint's
+        plain JSON, out of the serializer's reach (a user's text in a `str` state field would be
+        stored in the clear). Here they are written as blobs, through the encrypting serializer,
+        like every other value; reading finds them by channel version as it finds any blob."""
+
+        async def aput(
+            self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
+            new_versions: ChannelVersions,
+        ) -> RunnableConfig:
+            values = checkpoint["channel_values"]
+            plain = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
+            if versions := {k: v for k, v in new_versions.items() if k in plain}:
+                configurable = config["configurable"]
+                rows = await asyncio.to_thread(
+                    self._dump_blobs, configurable["thread_id"], configurable["checkpoint_ns"], plain, versions
+                )
+                async with self._cursor(pipeline=True) as cur:
+                    await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, rows)
+            rest = {k: v for k, v in values.items() if k not in plain}
+            return await super().aput(config, {**checkpoint, "channel_values": rest}, metadata, new_versions)
+
+    return SealedPostgresSaver(pool)
+
+
 class Checkpoints:
     """The checkpointer plus pruning, so stored history stays bounded per thread."""
 
-    def __init__(self, saver: BaseCheckpointSaver, closer: Any, kind: str) -> None:
+    def __init__(self, saver: BaseCheckpointSaver, closer: Any, kind: str, serde: CheckpointSerde | None = None) -> None:
         self.saver = saver
         self._closer = closer
         self.kind = kind
+        self.serde = serde or CheckpointSerde()
+        saver.serde = self.serde.serializer()
 
     @classmethod
     async def open(cls, settings: Settings) -> Checkpoints:
+        serde = CheckpointSerde(aes_key(settings.checkpoint_key) if settings.checkpoint_key else None)
         url = settings.resolved_database_url
+        checkpoints: Checkpoints
         if url.startswith("postgresql://"):
-            from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
-
             pool = await _postgres_pool(url, max_size=16)
-            pg_saver = AsyncPostgresSaver(pool)  # type: ignore[arg-type]
+            pg_saver = _postgres_saver(pool, sealed=serde.encrypted)
             await pg_saver.setup()
-            return cls(pg_saver, pool, "postgres")
-        worker = await SqliteThread.open(sqlite_path(url))
-        sqlite_saver = SqliteCheckpointer(worker)
-        await sqlite_saver.asetup()
-        return cls(sqlite_saver, worker, "sqlite")
+            checkpoints = cls(pg_saver, pool, "postgres", serde)
+        else:
+            worker = await SqliteThread.open(sqlite_path(url))
+            sqlite_saver = SqliteCheckpointer(worker)
+            await sqlite_saver.asetup()
+            checkpoints = cls(sqlite_saver, worker, "sqlite", serde)
+        try:
+            await checkpoints._check_key()
+        except BaseException:
+            await checkpoints.close()
+            raise
+        return checkpoints
+
+    def allow(self, graph: Any) -> None:
+        """Let the classes `graph`'s states declare be rebuilt from its checkpoints."""
+        self.serde.allow(state_classes(graph))
+        self.saver.serde = self.serde.serializer()
+
+    async def _check_key(self) -> None:
+        """The first encrypted start stores a sample sealed with the key; later starts check the
+        configured key opens it, so a wrong or missing key fails here, not mid-conversation."""
+        rows = await self._key_sample()
+        if not rows:
+            if self.serde.encrypted:
+                await self._key_sample(self.serde.seal(KEY_CHECK))
+            return
+        if not self.serde.encrypted:
+            raise ConfigError(
+                "The checkpoints in this database are encrypted: set CONCIERGE_CHECKPOINT_KEY to the key they were written with."
+            )
+        if not self.serde.opens(rows[0]):
+            raise ConfigError(
+                "CONCIERGE_CHECKPOINT_KEY is not the key the checkpoints in this database were encrypted with."
+            )
+
+    async def _key_sample(self, store: str | None = None) -> list[str]:
+        """The stored key-check sample ([] when none); with `store`, save it first."""
+        if self.kind == "sqlite":
+            worker: SqliteThread = self._closer
+            await worker.execute(_KEY_CHECK_TABLE)
+            if store is not None:
+                await worker.execute("INSERT INTO concierge_checkpoint_key (id, sample) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", (store,))
+            return [str(row["sample"]) for row in await worker.fetch("SELECT sample FROM concierge_checkpoint_key WHERE id = 1")]
+        async with self._closer.connection() as pg:
+            await pg.execute(_KEY_CHECK_TABLE)
+            if store is not None:
+                await pg.execute("INSERT INTO concierge_checkpoint_key (id, sample) VALUES (1, %s) ON CONFLICT (id) DO NOTHING", (store,))
+            cur = await pg.execute("SELECT sample FROM concierge_checkpoint_key WHERE id = 1")
+            return [str(row["sample"]) for row in await cur.fetchall()]
 
     @property
     def connection(self) -> SqliteThread:

@@ -37,6 +37,19 @@ def conversation_key(channel: Any) -> ConversationKey:
     return ConversationKey.discord(str(guild_id) if guild_id else None, str(channel.id))
 
 
+def origin(channel: Any, user: Any, guild_id: int | None = None) -> dict[str, Any]:
+    """TurnInput fields saying where a turn comes from, for the access policy: the guild, the
+    channel (a thread's parent, so allowing a channel allows its threads), the member's roles."""
+    guild_id = guild_id or getattr(channel, "guild_id", None) or getattr(getattr(channel, "guild", None), "id", None)
+    channel_id = getattr(channel, "parent_id", None) or getattr(channel, "id", None)
+    return {
+        "workspace_id": str(guild_id) if guild_id else "",
+        "channel_id": str(channel_id) if channel_id else "",
+        "roles": tuple(str(role.id) for role in getattr(user, "roles", None) or ()),
+        "direct": not guild_id,
+    }
+
+
 def intents() -> discord.Intents:
     """Guild and DM messages, with their content: follow-ups in the bot's threads need no mention.
     Without the message_content privilege (set in the developer portal) the bot still gets DMs and
@@ -83,6 +96,12 @@ class DiscordBot:
             self.runtime.commands, dict(interaction.data or {}), user_id=str(interaction.user.id),
             delivery_id=f"discord:{interaction.id}", locale=str(interaction.locale),
         )
+        if turn is not None:
+            turn = turn.but(**origin(interaction.channel, interaction.user, interaction.guild_id))
+            refusal = self.runtime.gate.policy.refusal("discord", turn)
+            if refusal is not None:  # the runtime refuses it too; answered here, it stays private
+                await interaction.response.send_message(refusal, ephemeral=True)
+                return
         if turn is not None and turn.command == RESET.name:
             if interaction.guild_id is not None:
                 problem = "Each command starts its own thread, so there is nothing to reset here. In a DM with me, `/reset` starts over."
@@ -137,6 +156,11 @@ class DiscordBot:
             await interaction.response.send_message("That button does not belong here.", ephemeral=True)
             return
         key, value = parsed
+        where = TurnInput(text=value, user_id=str(interaction.user.id), **origin(channel, interaction.user, interaction.guild_id))
+        refusal = self.runtime.gate.policy.refusal("discord", where)
+        if refusal is not None:
+            await interaction.response.send_message(refusal, ephemeral=True)
+            return
         await interaction.response.edit_message(view=None)  # answered: the buttons go, the card stays
         events = self.runtime.resume(key, value, user_id=str(interaction.user.id), delivery_id=f"discord:{interaction.id}")
         self.tasks.spawn(self.run_turn(channel, events), name="discord resume")
@@ -152,6 +176,10 @@ class DiscordBot:
         elif isinstance(message.channel, discord.Thread) and await self.runtime.owns(conversation_key(message.channel)):
             channel = message.channel
         elif mentioned:
+            refusal = self.runtime.gate.policy.refusal("discord", TurnInput(text="", user_id=str(message.author.id), **origin(message.channel, message.author)))
+            if refusal is not None:  # no thread for a turn that will not run
+                await message.reply(refusal, mention_author=False)
+                return
             channel = await message.create_thread(name=(self._text(message) or "conversation")[:THREAD_NAME_MAX])
             self.runtime.opened(conversation_key(channel))
         else:
@@ -173,7 +201,9 @@ class DiscordBot:
         except FileRejected as rejected:
             await channel.send(f"⚠️ {rejected}")
             return
-        turn = self.runtime.commands.turn(self._text(message), user_id=str(message.author.id), attachments=files)
+        turn = self.runtime.commands.turn(
+            self._text(message), user_id=str(message.author.id), attachments=files, **origin(channel, message.author)
+        )
         if turn.text or turn.attachments or turn.command:
             await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn))
 

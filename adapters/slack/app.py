@@ -4,8 +4,10 @@ runs under the core's task supervisor."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
+import random
 import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
@@ -16,11 +18,14 @@ from slack_bolt.async_app import AsyncApp, AsyncAssistant
 from slack_bolt.context.ack.async_ack import AsyncAck
 from slack_bolt.context.respond.async_respond import AsyncRespond
 from slack_sdk.errors import SlackApiError
+from slack_sdk.http_retry.async_handler import AsyncRetryHandler
 from slack_sdk.http_retry.builtin_async_handlers import (
     AsyncConnectionErrorRetryHandler,
-    AsyncRateLimitErrorRetryHandler,
     AsyncServerErrorRetryHandler,
 )
+from slack_sdk.http_retry.request import HttpRequest
+from slack_sdk.http_retry.response import HttpResponse
+from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
 from adapters.slack.blocks import (
@@ -46,10 +51,15 @@ from bot.supervisor import AckFirst, TaskSupervisor
 log = logging.getLogger(__name__)
 
 HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
+MAX_RETRY_AFTER = 60.0  # seconds: a longer Retry-After is capped, so no call holds a turn for minutes
 RESET_DONE = "Starting a fresh conversation."
 RESET_ELSEWHERE = (
     "Each command starts its own thread, so there is nothing to reset here. "
     "In a direct message with me, `/reset` starts a fresh conversation."
+)
+INCOMPLETE_COMMAND = (
+    "Slack did not say which channel or user this command came from, so I can't answer it. "
+    "Please try again from a channel or a direct message with me."
 )
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
@@ -57,9 +67,54 @@ _CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|([^>]*))?>")
 _SPECIAL = re.compile(r"<!(here|channel|everyone)(?:\|[^>]*)?>")
 
 
+class RateLimitRetryHandler(AsyncRetryHandler):
+    """Waits out Slack's rate limit, however it is said: HTTP 429, or `ok: false, error:
+    "ratelimited"` in a 200. Retry-After is honoured when present, else a short backoff."""
+
+    async def _can_retry_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> bool:
+        if response is None:
+            return False
+        body = response.body if isinstance(response.body, dict) else {}
+        return response.status_code == 429 or (body.get("ok") is False and body.get("error") == "ratelimited")
+
+    async def prepare_for_next_attempt_async(
+        self,
+        *,
+        state: RetryState,
+        request: HttpRequest,
+        response: HttpResponse | None = None,
+        error: Exception | None = None,
+    ) -> None:
+        state.next_attempt_requested = True
+        wait = retry_after(response)
+        if wait is None:
+            wait = self.interval_calculator.calculate_sleep_duration(state.current_attempt)
+        log.info("Slack rate limit on %s; waiting %.1fs", request.url.rsplit("/", 1)[-1], wait)
+        await asyncio.sleep(wait + random.random() * 0.2)
+        state.increment_current_attempt()
+
+
+def retry_after(response: HttpResponse | None) -> float | None:
+    """Seconds from a Retry-After header (case-insensitive), if there is a usable one."""
+    for name, values in (response.headers if response is not None else {}).items():
+        if name.lower() == "retry-after" and values:
+            try:
+                return min(MAX_RETRY_AFTER, max(0.0, float(values[0])))
+            except ValueError:
+                return None
+    return None
+
+
 def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
     """The Web API client at SLACK_API_BASE_URL. Every call made with it (the editor's and the rest)
-    waits out 429s for Retry-After and retries 5xx answers and dropped connections."""
+    waits out rate limits (RateLimitRetryHandler) and retries 5xx answers and dropped connections."""
     if settings.slack_bot_token is None:
         raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-…).")
     base = settings.slack_api_base_url
@@ -70,7 +125,7 @@ def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = N
         timeout=30,
         retry_handlers=[
             # The editor retries its own calls on top of these; keep the product small.
-            AsyncRateLimitErrorRetryHandler(max_retry_count=2),
+            RateLimitRetryHandler(max_retry_count=2),
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
@@ -177,7 +232,18 @@ class SlackBot:
         app.event("message")(self.on_message)
         app.action(re.compile(rf"^{re.escape(RESUME_ACTION)}\."))(self.on_resume_button)
         app.action(re.compile(rf"^{re.escape(LINK_ACTION)}\."))(self.on_link_button)
+        # Registered last, so it only sees what no listener above took: acknowledged with 200
+        # (a 404 makes Slack retry the event and, in time, turn the subscription off).
+        app.event(re.compile(r".*"))(self.on_other_event)
+        app.action(re.compile(r".*"))(self.on_other_action)
         app.error(self.on_error)
+
+    async def on_other_event(self, event: dict[str, Any]) -> None:
+        log.debug("Slack event %s ignored", event.get("type"))
+
+    async def on_other_action(self, ack: AsyncAck, action: dict[str, Any]) -> None:
+        await ack()  # e.g. a button on an old message whose feature is gone
+        log.debug("Slack action %s ignored", str(action.get("action_id"))[:80])
 
     async def on_error(self, error: Exception, body: dict[str, Any]) -> None:
         log.error("Slack listener failed (%s): %s", body.get("type") or body.get("command"), type(error).__name__)
@@ -187,8 +253,12 @@ class SlackBot:
         commands = self.runtime.commands
         name = str(command.get("command", ""))
         text = str(command.get("text") or "").strip()
-        channel = str(command["channel_id"])
-        place = Place(channel, None, str(command.get("team_id") or ""), str(command["user_id"]))
+        channel, user = str(command.get("channel_id") or ""), str(command.get("user_id") or "")
+        if not channel or not user:
+            log.warning("Slack command %s without %s refused", name[:40], "a channel" if not channel else "a user")
+            await ack(text=INCOMPLETE_COMMAND, response_type="ephemeral")
+            return
+        place = Place(channel, None, str(command.get("team_id") or ""), user)
         in_dm = is_dm(channel) or command.get("channel_name") == "directmessage"
         found = commands.get(name)
         if found is RESET:  # a DM's rolling conversation; a command's thread has nothing to reset
@@ -200,12 +270,24 @@ class SlackBot:
             await ack(text=usage_help(commands, name if found and found.agent else None), response_type="ephemeral")
             return
         await ack()
-        turn = TurnInput(text=text, command=found.name, user_id=place.user_id)
-        self.tasks.spawn(self._command_turn(place, turn, in_dm=in_dm, respond=respond), name=f"slack {name}")
+        turn = TurnInput(
+            text=text, command=found.name, user_id=place.user_id,
+            workspace_id=place.team_id, channel_id=channel, direct=in_dm,
+        )
+        trigger = str(command.get("trigger_id") or "")
+        self.tasks.spawn(
+            self._command_turn(place, turn, in_dm=in_dm, respond=respond, trigger=trigger), name=f"slack {name}"
+        )
 
-    async def _command_turn(self, place: Place, turn: TurnInput, *, in_dm: bool, respond: AsyncRespond) -> None:
+    async def _command_turn(
+        self, place: Place, turn: TurnInput, *, in_dm: bool, respond: AsyncRespond, trigger: str = ""
+    ) -> None:
         """Post the root message (who asked what); its ts keys the conversation thread (in a DM,
-        the command continues the DM's rolling conversation)."""
+        the command continues the DM's rolling conversation). A command is claimed once per
+        trigger_id: a replayed request (same body, still correctly signed) starts nothing."""
+        if trigger and not await self.runtime.claim_delivery(f"slack:command:{trigger}"):
+            log.info("repeated Slack command ignored")
+            return
         asked = f"{user_link(place.user_id)} asked {quote_command(f'/{turn.command}', turn.text)}"
         try:
             root = await self.client.chat_postMessage(channel=place.channel, text=asked, unfurl_links=False)
@@ -286,7 +368,10 @@ class SlackBot:
         if attachments is None or not (text or attachments):
             return
         # A message may start with a command: assistant prompts and users write "/hotel Paris".
-        turn = self.runtime.commands.turn(text, user_id=place.user_id, attachments=tuple(attachments))
+        turn = self.runtime.commands.turn(
+            text, user_id=place.user_id, attachments=tuple(attachments), workspace_id=place.team_id,
+            channel_id=place.channel, direct=is_dm(place.channel, event.get("channel_type")),
+        )
         await self.run_turn(place, self.runtime.handle(place.key, turn))
 
     async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:

@@ -31,8 +31,8 @@ from agents.hotel.tools import (
     current_turn,
     model_schema,
     round_metadata,
-    this_round,
     shown_currency,
+    this_round,
 )
 from bot.agent import AgentDeps
 from bot.events import Status

@@ -6,7 +6,9 @@ summaries of earlier searches), the user's message, the tool messages and the an
 
 from __future__ import annotations
 
+import functools
 import re
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from datetime import date, timedelta
@@ -14,7 +16,8 @@ from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolMessage
 
-from agents.hotel import geo
+from agents.hotel import extract as hotel_extract
+from agents.hotel import geo, understand
 from agents.hotel.extract import (
     Stay,
     extract_guests,
@@ -23,8 +26,19 @@ from agents.hotel.extract import (
     extract_stars,
     extract_stay,
 )
-from agents.hotel.store import AMENITIES, normalize_amenity
+from agents.hotel.phrasebook import (
+    Language,
+    city_name,
+    joined,
+    landmark_name,
+    language_of,
+    not_used,
+    say,
+    stay_ja,
+)
+from agents.hotel.store import _AMENITY_ALIASES, AMENITIES, normalize_amenity
 from agents.hotel.understand import Reading, read_places
+from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
 from bot.offline.model import OfflineRequest, tool_call
 
@@ -37,7 +51,7 @@ _MEMORY_CALL = re.compile(r"^- (?P<tool>\w+)\((?P<params>[^)]*)\)", re.MULTILINE
 _SHOWN = re.compile(r"Shown to the user: (?P<list>.+?)\.$", re.MULTILINE)
 _HOTEL_LINE = re.compile(r"^(?P<n>\d+)\. (?P<name>.+?) — (?P<rest>.+)$", re.MULTILINE)
 _RATING = re.compile(r"rating (\d+(?:\.\d+)?)")
-_PRICE = re.compile(r"([^\s,(]+)/night")
+_PRICE = re.compile(r"((?:[A-Z]{3}\s)?[^\s\d,(]*\d[\d,]*(?:\.\d+)?)/night")
 _ASK = re.compile(r"(?:(?<=[.?!])|^)\s*(?:Ask|Tell) the user\b[^.?!]*[.?!]", re.IGNORECASE)
 _FAILED = re.compile(r"^\w+ failed and returned no result")
 
@@ -258,16 +272,19 @@ class HotelSkill:
         if not request.tool_names & HOTEL_TOOLS:
             return None
         if request.tool_results:
-            return AIMessage(content=relay(request.tool_results))
+            return AIMessage(content=relay(request.tool_results, language_of(request.last_human)))
         return self.plan(request)
 
     # --- tool-calling mode --------------------------------------------------------------
     def plan(self, request: OfflineRequest) -> AIMessage:
         text = request.last_human
         conversation = Conversation.read(request)
+        language = language_of(text)
         reading = read_places(text)
         if reading.question:
-            return AIMessage(content=reading.question)
+            first, second = reading.question
+            return AIMessage(content=say("which_one", language, first=city_name(first, language),
+                                         second=city_name(second, language)))
         city = reading.city
         previous = conversation.last_search
 
@@ -279,10 +296,7 @@ class HotelSkill:
 
         if (city is None and previous is not None and reading.place is None and unknown_place(text) is None
                 and not has_hotel_request(text, conversation.today)):
-            return AIMessage(content=(
-                "Anything else? I can look for cheaper options, tell you more about one of these "
-                "hotels, find the closest to a landmark, or search another city."
-            ))
+            return AIMessage(content=say("anything_else", language))
 
         landmark_city = city or (geo.find_city(conversation.last_city) if conversation.last_city else None)
         landmark = detect_landmark(text, landmark_city) if _NEAR_WORDS.search(text) else None
@@ -340,7 +354,7 @@ class HotelSkill:
         elif previous:
             city_name = previous["city"]
         else:
-            return "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`."
+            return say("which_city", language_of(text))
         args: dict[str, Any] = {"city": city_name}
         stay = _corrected_stay(reading, today)
         if stay is not None:
@@ -418,14 +432,26 @@ class HotelSkill:
     # --- structured-output mode ---------------------------------------------------------
     def answer(self, request: OfflineRequest) -> dict[str, Any]:
         results = request.tool_results
+        text = request.last_human
+        language = language_of(text)
+        calls: dict[str, dict[str, Any]] = {
+            str(c["id"]): dict(c) for m in request.turn if isinstance(m, AIMessage) for c in m.tool_calls
+        }
+        answer: dict[str, Any] | None = None
         for message in reversed(results):
-            picked = self._from_result(message)
-            if picked is not None:
-                return picked
-        return {"text": relay(results) if results else "I could not find anything for that.", "hotels": []}
+            answer = self._from_result(message, calls.get(message.tool_call_id or ""), language)
+            if answer is not None:
+                break
+        if answer is None:
+            answer = {"text": relay(results, language) if results else say("nothing", language), "hotels": []}
+        unused = not_used(text, understood_words() | _words_of(text, results, request.system), language)
+        if unused:
+            quoted = ", ".join(f"“{w}”" for w in unused) if language == "en" else "、".join(f"「{w}」" for w in unused)
+            answer["text"] += " " + say("not_used", language, words=quoted)
+        return answer
 
     @staticmethod
-    def _from_result(message: ToolMessage) -> dict[str, Any] | None:
+    def _from_result(message: ToolMessage, call: dict[str, Any] | None, language: Language) -> dict[str, Any] | None:
         content = message.text
         name = message.name or ""
         if name == "hotel_details":
@@ -437,27 +463,100 @@ class HotelSkill:
                 head = block.split("\n", 1)[0]
                 hotel_name = head.split(" — ", 1)[0].strip()
                 hotels.append(_pick(hotel_name, head))
-            return {"text": content.split("\n\n")[0] if len(blocks) == 1 else content, "hotels": hotels}
+            text = content.split("\n\n")[0] if len(blocks) == 1 else content
+            return {"text": say("english_follows", language, text=text), "hotels": hotels}
         lines = list(_HOTEL_LINE.finditer(content))
         if not lines:
             return None
         top = lines[:3]
         head = content.split("\n", 1)[0]
         hotels = [_pick(m.group("name"), m.group("rest")) for m in top]
+        args = (call or {}).get("args") or {}
         if name == "hotels_near_landmark":
             first = top[0]
             distance = first.group("rest").split(",", 1)[0]
-            text = f"{head.rstrip(':')}: {first.group('name')} is the closest ({distance})."
+            text = say("closest", language, head=head.rstrip(":"), name=first.group("name"), distance=distance,
+                       landmark=landmark_name(str(args.get("landmark", "")), language))
             if len(top) > 1:
-                others = ", ".join(f"{m.group('name')} ({m.group('rest').split(',', 1)[0]})" for m in top[1:])
-                text += f" Next: {others}."
+                others = joined([f"{m.group('name')} ({m.group('rest').split(',', 1)[0]})" for m in top[1:]], language)
+                text += say("next", language, others=others)
+            return {"text": text, "hotels": hotels}
+        picks = joined([_described(h, language) for h in hotels], language)
+        found = _FOUND.match(head)
+        if language == "ja" and found and args.get("check_in") and args.get("check_out"):
+            stay = stay_ja(date.fromisoformat(str(args["check_in"])), date.fromisoformat(str(args["check_out"])))
+            text = say("found", language, city=city_name(found.group("city"), language), stay=stay,
+                       nights=found.group("nights"), guests=found.group("guests"), available=found.group("n"),
+                       picks=picks)
         else:
-            picks = "; ".join(
-                f"{h['name']} ({', '.join(p for p in (h['price'] + '/night' if h['price'] else '', 'rated ' + h['rating'] + '/5' if h['rating'] else '') if p)})"
-                for h in hotels
-            )
-            text = f"{head} My top {len(hotels)}: {picks}."
+            text = say("found", "en", head=head, count=len(hotels), picks=picks)
+            if language == "ja":
+                text = say("english_follows", language, text=text)
         return {"text": text, "hotels": hotels}
+
+
+_FOUND = re.compile(r"^(?P<n>\d+) hotels available in (?P<city>.+?) for .+? \((?P<nights>\d+) nights?, "
+                    r"(?P<guests>\d+) guests?\)")
+
+
+def _described(hotel: dict[str, str], language: Language) -> str:
+    parts = [hotel["price"] + say("per_night", language) if hotel["price"] else "",
+             say("rated", language, rating=hotel["rating"]) if hotel["rating"] else ""]
+    inside = ("、" if language == "ja" else ", ").join(p for p in parts if p)
+    return f"{hotel['name']} ({inside})" if inside else hotel["name"]
+
+
+@functools.cache
+def understood_words() -> frozenset[str]:
+    """Every word some rule reads: the literals of the patterns of the extractors and of this
+    skill, the city tables (names, aliases, districts, sights), the amenities, the stop words."""
+    words: set[str] = set(_STOP) | _CALENDAR
+    modules = (sys.modules[__name__], hotel_extract, understand, core_extract)
+    for module in modules:
+        for value in vars(module).values():
+            sources: list[str] = []
+            if isinstance(value, re.Pattern):
+                sources.append(value.pattern)
+            elif isinstance(value, str):
+                sources.append(value)
+            elif isinstance(value, dict | tuple | list | set | frozenset):
+                for item in value:
+                    if isinstance(item, re.Pattern):
+                        sources.append(item.pattern)
+                    elif isinstance(item, str):
+                        sources.append(item)
+                    elif isinstance(item, tuple) and item and isinstance(item[0], re.Pattern):
+                        sources.append(item[0].pattern)
+            for source in sources:
+                words.update(re.findall(r"[a-z]{3,}", source.lower()))
+                words.update(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]+", source))
+    for amenity in (*AMENITIES, *_AMENITY_ALIASES):
+        words.update(re.split(r"[-/]", amenity))
+    return frozenset(words)
+
+
+@functools.cache
+def _place_names() -> tuple[tuple[str, str], ...]:
+    """(normalised name, name) of every city, district and sight, any script."""
+    names = []
+    for city in geo.CITIES.values():
+        names += [city.name, *city.aliases]
+        names += [n for d in city.districts for n in (d.name, *d.aliases)]
+        names += [n for lm in city.landmarks for n in (lm.name, *lm.aliases)]
+    return tuple((geo.normalize(n), n) for n in names if geo.normalize(n))
+
+
+def _words_of(text: str, results: list[ToolMessage], system: str) -> set[str]:
+    """The places the request names ("Sea Point" counts only when written whole) and the words
+    of what the tools returned and of earlier answers (hotel names a follow-up repeats)."""
+    norm = geo.normalize(text)
+    words: set[str] = set()
+    for key, name in _place_names():
+        if key in norm:
+            words.update(key.split())
+            words.add(name)
+    earlier = system + "\n" + "\n".join(m.text for m in results)
+    return words | {geo.normalize(w) for w in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", earlier)}
 
 
 T = TypeVar("T")
@@ -504,7 +603,7 @@ def _calls(*calls: tuple[str, dict[str, Any]]) -> AIMessage:
     return AIMessage(content="", tool_calls=[tool_call(name, args) for name, args in calls])
 
 
-def relay(results: list[ToolMessage]) -> str:
+def relay(results: list[ToolMessage], language: Language = "en") -> str:
     """Tool messages retold for the user, without the instructions meant for the model."""
     texts = []
     for message in results:
@@ -512,8 +611,31 @@ def relay(results: list[ToolMessage]) -> str:
         if text.startswith("Not run:"):
             continue
         if _FAILED.match(text):
-            text = "The hotel data is temporarily unavailable; please try again in a moment."
-
+            text = say("unavailable", language)
+        elif language == "ja":
+            text = _retold_ja(text)
         texts.append(text)
-    return "\n\n".join(texts) or "I could not find anything for that."
+    return "\n\n".join(texts) or say("nothing", language)
 
+
+_NONE_FOUND = re.compile(r"^No hotels available in (?P<city>.+?) for (?P<label>.+?) with these filters\.\s*")
+_CHEAPEST = re.compile(r"The cheapest available is (?P<name>.+?) at (?P<price>\S+)/night\.")
+_PRICIEST = re.compile(r"The most expensive available is (?P<price>\S+)/night\.")
+
+
+def _retold_ja(text: str) -> str:
+    """A tool's English report in Japanese where its shape is known, else after a Japanese lead."""
+    none = _NONE_FOUND.match(text)
+    if none is None:
+        return say("english_follows", "ja", text=text)
+    parts = [say("none_found", "ja", city=city_name(none.group("city"), "ja"))]
+    rest = text[none.end():]
+    if cheapest := _CHEAPEST.search(rest):
+        parts.append(say("cheapest", "ja", name=cheapest.group("name"), price=cheapest.group("price")))
+        rest = rest.replace(cheapest.group(0), "")
+    elif priciest := _PRICIEST.search(rest):
+        parts.append(say("priciest", "ja", price=priciest.group("price")))
+        rest = rest.replace(priciest.group(0), "")
+    if rest.strip():
+        parts.append(rest.strip())
+    return "".join(parts)

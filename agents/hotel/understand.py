@@ -78,7 +78,7 @@ class Reading:
     tail: str  # what the traveller said last: the whole message when there is no correction
     city: geo.City | None = None  # the city chosen, when it is in the table
     place: str | None = None  # a place chosen that is not in the table ("Porto")
-    question: str | None = None  # ask this instead of searching ("Berlin or Vienna?")
+    question: tuple[str, str] | None = None  # two places to choose between: ask instead of searching
 
 
 def split_correction(text: str) -> tuple[str, str]:
@@ -202,7 +202,7 @@ def read_places(text: str) -> Reading:
     for first, second in itertools.pairwise(places):
         if first.name != second.name and ALTERNATIVES.match(base[first.end : second.start]):
             if first in wanted and second in wanted:
-                return Reading(head, tail, question=f"Which one shall I search: {first.name} or {second.name}?")
+                return Reading(head, tail, question=(first.name, second.name))
     # 4. The first place the traveller wants, a city of the table before an unknown word.
     known = [m for m in wanted if m.city is not None]
     if known:
