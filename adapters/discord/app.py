@@ -20,7 +20,8 @@ from bot.attachments import FileRejected, check_text_file, download_text_file
 from bot.commands import RESET
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.render import TurnRenderer
+from bot.locale import currency_for_locale
+from bot.render import RESUMED, WORKING, StatusMessage, TurnRenderer
 from bot.runtime import ConversationRuntime
 from bot.supervisor import TaskSupervisor
 
@@ -68,6 +69,7 @@ class DiscordBot:
         self.client = client
         self.tasks = TaskSupervisor(name="Discord work")
         self._session: Any = None
+        self._recovered = False
         client.event(self.on_ready)
         client.event(self.on_interaction)
         client.event(self.on_message)
@@ -76,6 +78,29 @@ class DiscordBot:
         if not self.client.intents.message_content:
             log.warning("no message_content intent: follow-ups in threads need a mention")
         log.info("Discord bot ready as %s in %d guild(s)", self.client.user, len(self.client.guilds))
+        if not self._recovered:  # on_ready fires on every reconnect; recover once per start
+            self._recovered = True
+            for thread_id in list(self.runtime.interrupted_at_start):
+                key = ConversationKey.parse(thread_id)
+                if key.platform == "discord" and len(key.parts) == 2:
+                    self.tasks.spawn(self._recover_turn(key), name="discord recover turn")
+
+    async def _recover_turn(self, key: ConversationKey) -> None:
+        """A turn a crash or shutdown stopped, answered now in its channel; its old status message
+        becomes the resumed turn's (or the offer to run it again)."""
+        record = await self.runtime.interrupted_turn(key)
+        if record is None:
+            return
+        try:
+            channel = self.client.get_channel(int(key.parts[1])) or await self.client.fetch_channel(int(key.parts[1]))
+        except (discord.HTTPException, ValueError) as exc:
+            log.warning("cannot reach the channel of an interrupted turn: %s", exc)
+            return
+        status = StatusMessage()
+        await self.run_turn(
+            channel, self.runtime.recover(key, status=status), status=status, working=RESUMED,
+            replacing=record.status_message,
+        )
 
     async def close(self, within: float = 10.0) -> None:
         await self.tasks.close(within)
@@ -95,6 +120,7 @@ class DiscordBot:
         turn, problem, files = command_turn(
             self.runtime.commands, dict(interaction.data or {}), user_id=str(interaction.user.id),
             delivery_id=f"discord:{interaction.id}", locale=str(interaction.locale),
+            currency=currency_for_locale(str(interaction.locale)),
         )
         if turn is not None:
             turn = turn.but(**origin(interaction.channel, interaction.user, interaction.guild_id))
@@ -147,7 +173,8 @@ class DiscordBot:
         async def privately(text: str) -> None:
             await interaction.followup.send(text, ephemeral=True)
 
-        await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn), report=privately)
+        status = StatusMessage()
+        await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn, status=status), report=privately, status=status)
 
     async def _button(self, interaction: discord.Interaction, payload: str) -> None:
         parsed = ConversationKey.from_button_payload(payload, "discord")
@@ -162,8 +189,11 @@ class DiscordBot:
             await interaction.response.send_message(refusal, ephemeral=True)
             return
         await interaction.response.edit_message(view=None)  # answered: the buttons go, the card stays
-        events = self.runtime.resume(key, value, user_id=str(interaction.user.id), delivery_id=f"discord:{interaction.id}")
-        self.tasks.spawn(self.run_turn(channel, events), name="discord resume")
+        status = StatusMessage()
+        events = self.runtime.resume(
+            key, value, user_id=str(interaction.user.id), delivery_id=f"discord:{interaction.id}", origin=where, status=status
+        )
+        self.tasks.spawn(self.run_turn(channel, events, status=status), name="discord resume")
 
     # --- messages -------------------------------------------------------------------------------
     async def on_message(self, message: discord.Message) -> None:
@@ -205,7 +235,8 @@ class DiscordBot:
             self._text(message), user_id=str(message.author.id), attachments=files, **origin(channel, message.author)
         )
         if turn.text or turn.attachments or turn.command:
-            await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn))
+            status = StatusMessage()
+            await self.run_turn(channel, self.runtime.handle(conversation_key(channel), turn, status=status), status=status)
 
     async def _download_all(self, files: list[dict[str, Any]]) -> list[IncomingFile]:
         return [await self._download(meta) for meta in files]
@@ -217,6 +248,9 @@ class DiscordBot:
             self._session = aiohttp.ClientSession()
         return await download_text_file(self._session, str(meta.get("url")), name, max_bytes=limit, mime=mime or "text/markdown")
 
-    async def run_turn(self, channel: Any, events: Any, *, report: Any = None) -> Any:
+    async def run_turn(
+        self, channel: Any, events: Any, *, report: Any = None, status: StatusMessage | None = None,
+        working: str = WORKING, replacing: str | None = None,
+    ) -> Any:
         surface = DiscordSurface(channel, conversation_key(channel), report=report, edit_interval=self.settings.edit_interval)
-        return await TurnRenderer(surface).run(events)
+        return await TurnRenderer(surface, working=working, status=status, replacing=replacing).run(events)

@@ -9,6 +9,7 @@ import html
 import logging
 import random
 import re
+import time
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -44,7 +45,8 @@ from bot.commands import RESET, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
-from bot.render import TurnRenderer
+from bot.locale import currency_for_locale
+from bot.render import RESUMED, WORKING, StatusMessage, TurnRenderer
 from bot.runtime import ConversationRuntime
 from bot.supervisor import AckFirst, TaskSupervisor
 
@@ -170,6 +172,10 @@ def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
     ]
 
 
+PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
+PROFILES_KEPT = 10_000
+
+
 class SlackBot:
     """The bolt app and the background work it starts (`tasks`). `start()` before serving."""
 
@@ -195,7 +201,31 @@ class SlackBot:
         self.tasks = TaskSupervisor(gate=self.ack_first.wait, name="Slack work")
         self._session: aiohttp.ClientSession | None = None
         self.bot_user_id: str | None = None
+        self._profiles: dict[str, tuple[float, dict[str, str]]] = {}  # user → (fetched at, turn fields)
         self._register()
+
+    async def profile(self, user_id: str) -> dict[str, str]:
+        """The user's locale, time zone and the currency their locale implies, from `users.info`
+        (kept an hour). Without the `users:read` scope, or when Slack fails, the defaults stay."""
+        cached = self._profiles.get(user_id)
+        now = time.monotonic()
+        if cached is not None and now - cached[0] < PROFILE_TTL:
+            return cached[1]
+        fields: dict[str, str] = {}
+        try:
+            user = (await self.client.users_info(user=user_id, include_locale=True)).get("user") or {}
+        except SlackApiError as exc:
+            log.info("users.info failed (%s); default locale and time zone", error_code(exc))
+            user = {}
+        if user.get("locale"):
+            fields["locale"] = str(user["locale"])
+            fields["currency"] = currency_for_locale(fields["locale"])
+        if user.get("tz"):
+            fields["timezone"] = str(user["tz"])
+        if len(self._profiles) > PROFILES_KEPT:
+            self._profiles.clear()
+        self._profiles[user_id] = (now, fields)
+        return fields
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self) -> None:
@@ -206,6 +236,28 @@ class SlackBot:
         except SlackApiError as exc:
             raise ConfigError(f"Slack rejected the bot token ({error_code(exc)}).") from None
         self.bot_user_id = auth.get("user_id")
+        self.tasks.spawn(self.recover(), name="slack recovery")
+
+    async def recover(self) -> None:
+        """Turns a crash or shutdown stopped, answered now in their threads: each one's old status
+        message becomes the resumed turn's (or the offer to run it again)."""
+        for thread_id in list(self.runtime.interrupted_at_start):
+            key = ConversationKey.parse(thread_id)
+            if key.platform == "slack" and len(key.parts) == 3:
+                self.tasks.spawn(self._recover_turn(key), name="slack recover turn")
+
+    async def _recover_turn(self, key: ConversationKey) -> None:
+        record = await self.runtime.interrupted_turn(key)
+        if record is None:
+            return
+        team, channel, thread_ts = key.parts
+        user = str((record.pending or {}).get("user") or "")
+        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
+        status = StatusMessage()
+        await self.run_turn(
+            place, self.runtime.recover(key, status=status), status=status, working=RESUMED,
+            replacing=record.status_message,
+        )
 
     async def close(self, within: float = 10.0) -> None:
         """Let turns in progress finish (up to `within` seconds), then stop the rest."""
@@ -269,11 +321,15 @@ class SlackBot:
         if found is None or found.agent is None or (found.needs_input and not text):
             await ack(text=usage_help(commands, name if found and found.agent else None), response_type="ephemeral")
             return
-        await ack()
         turn = TurnInput(
             text=text, command=found.name, user_id=place.user_id,
             workspace_id=place.team_id, channel_id=channel, direct=in_dm,
         )
+        refusal = self.runtime.gate.policy.refusal("slack", turn)
+        if refusal is not None:  # the runtime refuses it too; answered here, no public root message
+            await ack(text=escape(refusal), response_type="ephemeral")
+            return
+        await ack()
         trigger = str(command.get("trigger_id") or "")
         self.tasks.spawn(
             self._command_turn(place, turn, in_dm=in_dm, respond=respond, trigger=trigger), name=f"slack {name}"
@@ -288,6 +344,7 @@ class SlackBot:
         if trigger and not await self.runtime.claim_delivery(f"slack:command:{trigger}"):
             log.info("repeated Slack command ignored")
             return
+        turn = turn.but(**await self.profile(place.user_id))
         asked = f"{user_link(place.user_id)} asked {quote_command(f'/{turn.command}', turn.text)}"
         try:
             root = await self.client.chat_postMessage(channel=place.channel, text=asked, unfurl_links=False)
@@ -304,7 +361,8 @@ class SlackBot:
         if not in_dm:
             place = replace(place, thread_ts=str(root["ts"]))
             self.runtime.opened(place.key)
-        await self.run_turn(place, self.runtime.handle(place.key, turn), respond=respond)
+        status = StatusMessage()
+        await self.run_turn(place, self.runtime.handle(place.key, turn, status=status), respond=respond, status=status)
 
     # --- messages -------------------------------------------------------------------------
     def _is_from_bot(self, event: dict[str, Any]) -> bool:
@@ -371,8 +429,10 @@ class SlackBot:
         turn = self.runtime.commands.turn(
             text, user_id=place.user_id, attachments=tuple(attachments), workspace_id=place.team_id,
             channel_id=place.channel, direct=is_dm(place.channel, event.get("channel_type")),
+            **await self.profile(place.user_id),
         )
-        await self.run_turn(place, self.runtime.handle(place.key, turn))
+        status = StatusMessage()
+        await self.run_turn(place, self.runtime.handle(place.key, turn, status=status), status=status)
 
     async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:
         """Shared files, checked and downloaded; None (the user told why) if one is refused."""
@@ -400,12 +460,20 @@ class SlackBot:
     async def _resume(self, body: dict[str, Any], action: dict[str, Any], key: ConversationKey, value: str) -> None:
         user = str(body["user"]["id"])
         message = body.get("message") or {}
-        events = self.runtime.resume(key, value, user_id=user)
+        team, channel, thread_ts = key.parts
+        where = TurnInput(text=value, user_id=user, workspace_id=team, channel_id=channel, direct=is_dm(channel))
+        refusal = self.runtime.gate.policy.refusal("slack", where)
+        if refusal is not None:  # the runtime refuses it too; told privately, the buttons stay
+            await self.client.chat_postEphemeral(
+                channel=channel, user=user, thread_ts=None if thread_ts == DM_THREAD else thread_ts, text=escape(refusal)
+            )
+            return
+        status = StatusMessage()
+        events = self.runtime.resume(key, value, user_id=user, origin=where, status=status)
         first = await anext(events, None)
         if first is None:
             log.info("button on %s pressed again; nothing was waiting", key)
             return
-        team, channel, thread_ts = key.parts
         if message.get("ts") and message.get("blocks"):
             label = str((action.get("text") or {}).get("text") or value)  # Slack sends a button's text
             blocks = answered_blocks(message["blocks"], action_id=str(action["action_id"]), label=label, user_id=user)
@@ -416,7 +484,7 @@ class SlackBot:
             except SlackApiError as exc:
                 log.warning("could not mark the buttons answered: %s", error_code(exc))
         place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
-        await self.run_turn(place, events, first=first)
+        await self.run_turn(place, events, first=first, status=status)
 
     # --- rendering ------------------------------------------------------------------------
     async def run_turn(
@@ -426,6 +494,9 @@ class SlackBot:
         *,
         first: StreamEvent | None = None,
         respond: AsyncRespond | None = None,
+        status: StatusMessage | None = None,
+        working: str = WORKING,
+        replacing: str | None = None,
     ) -> StreamEvent | None:
         surface = SlackSurface(
             self.client,
@@ -434,4 +505,5 @@ class SlackBot:
             native_streaming=self.settings.slack_native_streaming,
             respond=respond,
         )
-        return await TurnRenderer(surface).run(events, first=first)
+        renderer = TurnRenderer(surface, working=working, status=status, replacing=replacing)
+        return await renderer.run(events, first=first)

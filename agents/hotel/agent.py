@@ -19,6 +19,7 @@ from agents.hotel.graph import build_graph, status
 from agents.hotel.map import FILENAME as MAP_FILENAME
 from agents.hotel.map import map_for, render_map
 from agents.hotel.offline import HotelSkill
+from agents.hotel.phrasebook import language_of
 from agents.hotel.refresh import run_worker
 from agents.hotel.seed import seed
 from agents.hotel.settings import HotelSettings
@@ -109,6 +110,7 @@ class HotelAgent(AgentDefinition):
             "timezone": turn.timezone,
             "today": today.isoformat(),
             "turn_id": turn_id,
+            "language": language_of(turn.text),  # the request's, not the platform's: Japanese in, Japanese out
         }
         return {
             "messages": [HumanMessage(content=turn.text)],
@@ -124,7 +126,8 @@ class HotelAgent(AgentDefinition):
             "Sorry, I have no answer for that.",
         )
         recommended = ((state.get("metadata") or {}).get("current") or {}).get("recommended") or []
-        return Final(text=text, cards=[card(h) for h in recommended], data={"hotels": recommended})
+        language = "ja" if (state.get("tool_context") or {}).get("language") == "ja" else "en"
+        return Final(text=text, cards=[card(h, language) for h in recommended], data={"hotels": recommended})
 
     async def attachments(self, state: dict[str, Any]) -> list[Attachment]:
         """A map of the recommended hotels and the places asked about, drawn off the event loop

@@ -39,6 +39,8 @@ def system_prompt(tool_context: dict[str, Any], search_limit: int) -> str:
         locale=tool_context.get("locale", "en"),
         timezone=tool_context.get("timezone", "UTC"),
         search_limit=search_limit,
+        answer_language=("Japanese (the user writes in Japanese)" if tool_context.get("language") == "ja"
+                         else "the language of the user's message (English when unsure)"),
     )
 
 

@@ -166,24 +166,33 @@ def enriched(hotel: HotelFacts, currency: str) -> dict[str, Any]:
     }
 
 
-def card(hotel: dict[str, Any]) -> Card:
-    """A hotel as a platform-neutral card."""
+CARD_LABELS: dict[str, dict[str, str]] = {
+    "en": {"price": "Price", "rating": "Rating", "per_night": "/night", "unavailable": "not available on these dates",
+           "reviews": "{n:,} reviews"},
+    "ja": {"price": "料金", "rating": "評価", "per_night": "/泊", "unavailable": "この日程は空室なし",
+           "reviews": "レビュー{n:,}件"},
+}
+
+
+def card(hotel: dict[str, Any], language: str = "en") -> Card:
+    """A hotel as a platform-neutral card, labelled in `language` ("en" or "ja")."""
+    labels = CARD_LABELS.get(language, CARD_LABELS["en"])
     subtitle = " · ".join(
         part for part in (hotel.get("district") or "", "★" * int(hotel.get("stars") or 0)) if part
     )
     fields: dict[str, str] = {}
     if hotel.get("price") is not None:
-        price = format_money(hotel["price"], hotel["currency"]) + "/night"
+        price = format_money(hotel["price"], hotel["currency"]) + labels["per_night"]
         if hotel.get("hotel_currency") and hotel["hotel_currency"] != hotel["currency"] and hotel.get("hotel_price"):
             price += f" ({format_money(hotel['hotel_price'], hotel['hotel_currency'])})"
-        fields["Price"] = price
+        fields[labels["price"]] = price
     elif hotel.get("available") is False:
-        fields["Price"] = "not available on these dates"
+        fields[labels["price"]] = labels["unavailable"]
     if hotel.get("rating") is not None:
         rating = f"{hotel['rating']:.1f}/5"
         if hotel.get("review_count"):
-            rating += f" ({hotel['review_count']:,} reviews)"
-        fields["Rating"] = rating
+            rating += " (" + labels["reviews"].format(n=hotel["review_count"]) + ")"
+        fields[labels["rating"]] = rating
     return Card(
         title=hotel["name"],
         subtitle=subtitle,

@@ -1,0 +1,77 @@
+"""/hotel in the traveller's language and currency: Japanese in, Japanese out (text, cards,
+questions), prices in the currency the traveller searched with beside the hotel's own, the words of
+a request no rule used named back, and the platform's locale as the default currency."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.hotel.phrasebook import language_of, not_used
+from bot.locale import currency_for_locale
+from tests.hotel.test_agent import Session, offline_settings, session  # noqa: F401  (fixtures)
+
+pytestmark = pytest.mark.usefixtures("offline_settings")
+
+
+async def test_a_japanese_request_gets_a_japanese_answer_and_cards(session: Session) -> None:  # noqa: F811
+    final = await session.say("京都 来週末 2名")
+    assert language_of(final.text) == "ja" and "京都" in final.text and "軒見つかりました" in final.text
+    assert final.cards and all("料金" in card.fields and "評価" in card.fields for card in final.cards)
+    assert all(card.fields["料金"].endswith(")") or "/泊" in card.fields["料金"] for card in final.cards)
+
+
+async def test_an_english_request_gets_english(session: Session) -> None:  # noqa: F811
+    final = await session.say("Kyoto next weekend for 2")
+    assert language_of(final.text) == "en" and "My top" in final.text
+    assert all("Price" in card.fields for card in final.cards)
+
+
+async def test_a_price_in_yen_shows_prices_in_yen_with_the_hotels_own_currency(session: Session) -> None:  # noqa: F811
+    final = await session.say("London next weekend under 40000 yen", currency="USD")
+    assert final.cards
+    for card, hotel in zip(final.cards, final.data["hotels"], strict=True):
+        assert hotel["currency"] == "JPY" and hotel["hotel_currency"] == "GBP" and hotel["price"] <= 40000
+        assert card.fields["Price"].startswith("¥") and "(£" in card.fields["Price"]
+    follow = await session.say("cheaper ones?")  # the follow-up keeps the traveller's currency
+    assert all(h["currency"] == "JPY" for h in follow.data["hotels"])
+
+
+async def test_a_japanese_choice_is_asked_in_japanese(session: Session) -> None:  # noqa: F811
+    final = await session.say("ロンドンかパリ、来週末")
+    assert final.text == "ロンドンとパリ、どちらで探しますか？" and not session.tool_calls
+
+
+async def test_nothing_found_is_said_in_japanese_with_the_cheapest(session: Session) -> None:  # noqa: F811
+    final = await session.say("ロンドン 来週末 1泊10ドル以下")
+    assert final.text.startswith("ロンドンには条件に合う空室がありませんでした。")
+    assert "空室のある最安は" in final.text
+
+
+async def test_words_no_rule_used_are_named_in_the_answer(session: Session) -> None:  # noqa: F811
+    final = await session.say("quiet hotel in Paris next weekend with a rooftop view, under $300")
+    assert "(Not used from your message: “quiet”, “rooftop”.)" in final.text
+    assert session.tool_calls[0]["args"]["max_price"] == 300  # what was understood still ran
+
+
+@pytest.mark.parametrize(
+    ("text", "language", "expected"),
+    [
+        ("Paris with breakfast and a pool near the Louvre", "en", []),
+        ("Paris with a sea view", "en", ["sea"]),  # "Sea Point" (Cape Town) does not make "sea" understood
+        ("京都 来週末 朝食付き 2万円以下", "ja", ["朝食付き"]),
+        ("東京 明日 1泊2万円以下 2人でお願いします", "ja", []),
+    ],
+)
+def test_not_used_words(text: str, language: str, expected: list[str]) -> None:
+    from agents.hotel.offline import _words_of, understood_words
+
+    assert not_used(text, understood_words() | _words_of(text, [], ""), language) == expected  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("locale", "currency"),
+    [("ja-JP", "JPY"), ("en-GB", "GBP"), ("en_US", "USD"), ("pt-BR", "BRL"), ("fr", "EUR"), ("ja", "JPY"),
+     ("en", "USD"), ("", "USD"), ("xx-ZZ", "USD")],
+)
+def test_a_locale_gives_a_default_currency(locale: str, currency: str) -> None:
+    assert currency_for_locale(locale) == currency

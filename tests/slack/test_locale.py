@@ -1,0 +1,37 @@
+"""The Slack user's locale and time zone (users.info) feed a turn's defaults: a user whose Slack
+is set to Japanese sees hotel prices in yen until they name another currency; without the
+users:read scope the defaults stay and the turn still runs."""
+
+from __future__ import annotations
+
+from tests.fakes.slack_api import FakeSlackAPI
+from tests.slack.conftest import HarnessFactory
+
+
+async def _hotel_cards(harness, text: str, user: str) -> list[dict]:  # type: ignore[no-untyped-def]
+    await harness.slack.command("/hotel", text, user=user)
+    await harness.settle()
+    root = next(m for m in harness.api.channel_messages("C0GENERAL") if f"<@{user}>" in m.text)
+    cards = [m for m in harness.api.thread("C0GENERAL", root.ts) if m.blocks]
+    return [block for m in cards for block in m.blocks if block.get("fields")]
+
+
+async def test_a_japanese_slack_user_sees_prices_in_yen(make_harness: HarnessFactory, slack_api: FakeSlackAPI) -> None:
+    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
+                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    harness = await make_harness(registered=True)
+    sections = await _hotel_cards(harness, "Paris next weekend", "U0KENJI")
+    prices = [f["text"] for s in sections for f in s["fields"] if f["text"].startswith("*Price*")]
+    assert prices and all("¥" in p and "(€" in p for p in prices)
+    assert [c.args.get("user") for c in slack_api.calls_to("users.info")] == ["U0KENJI"]
+
+    await _hotel_cards(harness, "Rome next weekend", "U0KENJI")  # the profile is kept, not fetched again
+    assert len(slack_api.calls_to("users.info")) == 1
+
+
+async def test_without_the_scope_the_defaults_stay(make_harness: HarnessFactory, slack_api: FakeSlackAPI) -> None:
+    slack_api.fail("users.info", error="missing_scope", times=100)
+    harness = await make_harness(registered=True)
+    sections = await _hotel_cards(harness, "Paris next weekend", "U0ALICE")
+    prices = [f["text"] for s in sections for f in s["fields"] if f["text"].startswith("*Price*")]
+    assert prices and all("$" in p for p in prices)
