@@ -1,0 +1,113 @@
+"""Verify the proofread evaluation corpus against corpus.json.
+
+Checks, for every article whose file is present, that its size and SHA-256 match the record, and that
+the recorded split is the one the fixed split rule gives. Articles stored outside the repository
+(``stored: "shared"``) are looked up under ``--shared`` and reported as missing when absent there.
+
+Only file metadata is read here: the check prints no article text, so it is safe to run on the
+held-aside part.
+
+    python eval/proofread/check_corpus.py [--shared /work/shared/proofread_corpus]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import sys
+from collections import Counter
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+DEFAULT_SHARED = Path("/work/shared/proofread_corpus")
+# Strata of the split rule, in this order: Japanese Zenn, Japanese Qiita, English blogs.
+STRATA = ("zenn", "qiita", "en")
+PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
+FIELDS = (
+    "id",
+    "platform",
+    "language",
+    "repo",
+    "path",
+    "commit",
+    "licence",
+    "stored",
+    "split",
+    "bytes",
+    "sha256",
+)
+
+
+def stratum(article: dict) -> str:
+    return "en" if article["language"] == "en" else article["platform"]
+
+
+def expected_splits(articles: list[dict]) -> dict[str, str]:
+    """The split rule: order by (stratum, sha256); every third position (0-based index % 3 == 2) is held out."""
+    ordered = sorted(articles, key=lambda a: (STRATA.index(stratum(a)), a["sha256"]))
+    return {a["id"]: ("heldout" if i % 3 == 2 else "dev") for i, a in enumerate(ordered)}
+
+
+def article_file(article: dict, shared: Path) -> Path:
+    base = HERE if article["stored"] == "repo" else shared
+    return base / "articles" / f"{article['id']}.md"
+
+
+def check(corpus_path: Path, shared: Path) -> list[str]:
+    problems: list[str] = []
+    articles = json.loads(corpus_path.read_text(encoding="utf-8"))["articles"]
+    ids = [a.get("id") for a in articles]
+    for dup, n in Counter(ids).items():
+        if n > 1:
+            problems.append(f"{dup}: id appears {n} times")
+    for a in articles:
+        missing = [f for f in FIELDS if f not in a]
+        if missing:
+            problems.append(f"{a.get('id')}: missing fields {', '.join(missing)}")
+            continue
+        if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en"):
+            problems.append(f"{a['id']}: unknown platform/language {a['platform']}/{a['language']}")
+        if a["stored"] not in ("repo", "shared") or a["split"] not in ("dev", "heldout"):
+            problems.append(f"{a['id']}: bad stored/split value {a['stored']}/{a['split']}")
+            continue
+        path = article_file(a, shared)
+        if not path.is_file():
+            problems.append(f"{a['id']}: file not found at {path}")
+            continue
+        data = path.read_bytes()
+        if len(data) != a["bytes"]:
+            problems.append(f"{a['id']}: {len(data)} bytes, corpus.json says {a['bytes']}")
+        if hashlib.sha256(data).hexdigest() != a["sha256"]:
+            problems.append(f"{a['id']}: sha256 differs from corpus.json")
+    if problems:
+        return problems
+    for aid, split in expected_splits(articles).items():
+        recorded = next(a["split"] for a in articles if a["id"] == aid)
+        if recorded != split:
+            problems.append(f"{aid}: recorded split {recorded}, the rule gives {split}")
+    stray = {p.stem for p in (HERE / "articles").glob("*.md")} - {
+        a["id"] for a in articles if a["stored"] == "repo"
+    }
+    problems.extend(f"{s}: file in articles/ without a corpus.json record" for s in sorted(stray))
+    return problems
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--corpus", type=Path, default=HERE / "corpus.json")
+    parser.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
+    args = parser.parse_args(argv)
+    problems = check(args.corpus, args.shared)
+    for p in problems:
+        print(p, file=sys.stderr)
+    articles = json.loads(args.corpus.read_text(encoding="utf-8"))["articles"]
+    counts = Counter((a["split"], a["platform"], a["language"]) for a in articles)
+    for (split, platform, language), n in sorted(counts.items()):
+        print(f"{split:8} {platform:7} {language}  {n}")
+    print(f"{len(articles)} articles, {len(problems)} problem(s)")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
