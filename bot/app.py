@@ -11,11 +11,14 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
 
+from bot import workpool
 from bot.agent import AgentDefinition, AgentEnv, CliCommand
 from bot.commands import CommandTable
 from bot.config import Settings
 from bot.llm import ModelProvider
+from bot.loopwatch import LoopWatch
 from bot.runtime import ConversationRuntime
+from bot.workpool import WorkLimits, WorkPool
 
 log = logging.getLogger(__name__)
 
@@ -37,7 +40,12 @@ class App:
         return AgentEnv(settings=self.settings, agent_settings=agent.load_settings())
 
     async def open_runtime(self, *, models: ModelProvider | None = None) -> ConversationRuntime:
-        return await ConversationRuntime.open(self.settings, agents=self.agents, models=models)
+        """The runtime, with what runs beside it for its lifetime: the work pool (its processes
+        start on first use) and the loop-lag watch; closing the runtime stops both."""
+        runtime = await _ServedRuntime.open(self.settings, agents=self.agents, models=models)
+        # Started once the runtime is built: building it (imports, graphs) is not a stall to report.
+        runtime.services = await _Services.start(self.settings)  # type: ignore[attr-defined]
+        return runtime
 
     async def seed(self) -> list[str]:
         """Every agent's demo data (idempotent); what each one did."""
@@ -57,6 +65,7 @@ class App:
             log.warning("worker: no agent has background jobs")
             await stop.wait()
             return
+        services = await _Services.start(self.settings)
 
         async def run(job: Any) -> None:
             try:
@@ -73,3 +82,36 @@ class App:
                 task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await asyncio.gather(*tasks, return_exceptions=True)
+            await services.close()
+
+
+@dataclass
+class _Services:
+    """The process-wide helpers of a long-running mode: the shared work pool and the loop watch."""
+
+    pool: WorkPool
+    watch: LoopWatch | None
+
+    @classmethod
+    async def start(cls, settings: Settings) -> _Services:
+        watch = LoopWatch(settings.loop_lag_warn_ms) if settings.loop_lag_warn_ms else None
+        if watch is not None:
+            watch.start()
+        return cls(pool=workpool.shared(WorkLimits.from_settings(settings)), watch=watch)
+
+    async def close(self) -> None:
+        if self.watch is not None:
+            await self.watch.stop()
+        await workpool.release(self.pool)
+
+
+class _ServedRuntime(ConversationRuntime):
+    services: _Services | None = None
+
+    async def close(self) -> None:
+        try:
+            await super().close()
+        finally:
+            if self.services is not None:
+                services, self.services = self.services, None
+                await services.close()

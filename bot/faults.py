@@ -24,6 +24,9 @@ class FaultClass(StrEnum):
     DEADLINE = "deadline"  # the whole turn ran out of time
     TRUNCATED = "truncated"  # the reply hit the output limit (finish_reason "length") even when raised
     CONTENT_FILTER = "content_filter"  # the server's content filter withheld the reply
+    WORK_TIMEOUT = "work_timeout"  # a worker-process job overran its timeout (bot/workpool.py)
+    WORK_MEMORY = "work_memory"  # a worker-process job ran out of its memory limit
+    WORK_CRASHED = "work_crashed"  # a worker-process job raised, or its process died
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,14 @@ FAULT_TABLE: dict[FaultClass, Strategy] = {
         "shorter or more specific."),
     FaultClass.CONTENT_FILTER: Strategy(False, False, False, "bad_input",
         "The language model's content filter declined to answer this. Please rephrase your request."),
+    # Worker-process jobs (bot/workpool.py): the process is replaced, the bot goes on; `{seconds}`
+    # is the job's timeout.
+    FaultClass.WORK_TIMEOUT: Strategy(False, False, False, "timeout",
+        "This took too long to process (over {seconds:g} s) and was stopped. Try sending a smaller part."),
+    FaultClass.WORK_MEMORY: Strategy(False, False, False, "bad_input",
+        "This needed more memory than one request may use and was stopped. Try sending a smaller part."),
+    FaultClass.WORK_CRASHED: Strategy(False, False, False, "internal",
+        "Processing this failed in a worker process. Please try again, or send a smaller part."),
 }
 
 

@@ -78,7 +78,7 @@ class ProofreadAgent(AgentDefinition):
             filename = attachment.filename
         if not text.strip() and attachment_text is None:
             raise BadInput("Send the article after /proofread, or attach it as a .md file.")
-        return {"incoming": {"text": text, "attachment": attachment_text, "filename": filename}}
+        return {"incoming": {"text": text, "attachment": attachment_text, "filename": filename}, "user": turn.user_id}
 
     def final(self, state: dict[str, Any]) -> Final:
         review = state.get("review")

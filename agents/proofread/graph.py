@@ -30,6 +30,7 @@ from agents.proofread.report import render_summary
 from agents.proofread.review import build_review_graph, run_review
 from agents.proofread.state import ThreadState
 from agents.proofread.status import report_status
+from bot import workpool
 from bot.faults import TurnFailed
 
 if TYPE_CHECKING:
@@ -101,7 +102,8 @@ class ProofreadGraphBuilder:
                 "issues": previous["issues"], "article": state.get("article", ""),
                 "score": previous["score"], "version": previous.get("version", 1),
             }
-        values = await run_review(self.review_graph, review_input)
+        with workpool.owner(state.get("user")):  # its parsing and checking count against the user's limit
+            values = await run_review(self.review_graph, review_input)
         review = values["review"]
         review.setdefault("version", 1)
         summary = render_summary(review)

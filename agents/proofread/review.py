@@ -5,7 +5,6 @@ a node of the thread graph, which stores its result as plain data."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -13,17 +12,23 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.checkers import BaseChecker
+from agents.proofread.checkers.base import article_failure
 from agents.proofread.parser import parse_article
 from agents.proofread.report import compare, render_report
 from agents.proofread.schemas import ErrorInfo
 from agents.proofread.scoring import calculate_score, count_by_severity, determine_approval, order_issues
 from agents.proofread.state import ReviewState
 from agents.proofread.status import report_status
+from bot import workpool
 
 
 async def parse_node(state: ReviewState) -> dict[str, Any]:
     report_status("Reading the article…")
-    parsed = await asyncio.to_thread(parse_article, state["target_article"] or "")
+    text = state["target_article"] or ""
+    try:  # in a work-pool process, killed when it overruns (a thread where no pool runs)
+        parsed = await workpool.run_untrusted(parse_article, text)
+    except workpool.WorkFailed as exc:
+        raise article_failure(exc) from None
     return {"parsed_article": parsed, "article_type": parsed.article_type}
 
 

@@ -71,6 +71,7 @@ class CheckerState(CheckerInput, CheckerOutput):
 class ThreadState(TypedDict, total=False):
     # This turn's input, consumed by the first node: {"text", "filename", "source"}.
     incoming: dict[str, Any] | None
+    user: str  # who sent it: their work-pool jobs count against their limit (bot/workpool.py)
     article: str
     filename: str | None
     version: int

@@ -7,6 +7,7 @@ import logging
 from abc import ABC
 from bisect import bisect_right
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any, ClassVar
 
 import httpx
@@ -15,11 +16,13 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.config import GraphConfig
 from agents.proofread.linter import WORKER as LINTER
-from agents.proofread.linter import LinterWorker
+from agents.proofread.linter import Failure, LinterWorker, pymarkdown_scan
 from agents.proofread.llm import ProofreadLLM
+from agents.proofread.parser import parse_article
 from agents.proofread.schemas import Category, ErrorInfo, Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.state import CheckerInput, CheckerOutput, CheckerState
 from agents.proofread.status import report_status
+from bot import workpool
 from bot.faults import TurnFailed
 
 log = logging.getLogger(__name__)
@@ -72,8 +75,17 @@ class BaseChecker(ABC):
         return f"check_{self.category}"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
-        """Deterministic checkers only implement rules(); it runs in a worker thread."""
-        return CheckResult(issues=await asyncio.to_thread(self.rules, article))
+        """Deterministic checkers only implement rules(); it runs off the event loop (run_rules)."""
+        return CheckResult(issues=await self.run_rules(article))
+
+    async def run_rules(self, article: ParsedArticle, method: str = "rules", *, seconds: float | None = None) -> list[Issue]:
+        """`self.<method>(article)` in the application's work pool, whose process is killed when
+        the job overruns (`seconds`, default CONCIERGE_WORK_TIMEOUT) or the turn is cancelled; in a
+        thread where no pool runs (a graph built directly, as in tests). The worker gets the
+        article's text and parses it itself."""
+        if workpool.installed() is None:
+            return await asyncio.to_thread(getattr(self, method), article)  # type: ignore[no-any-return]
+        return await workpool.run_untrusted(rules_job, type(self), self.config, method, article.raw, timeout=seconds)
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         return []
@@ -104,6 +116,8 @@ class BaseChecker(ABC):
         )
 
     def error(self, exc: BaseException) -> ErrorInfo:
+        if isinstance(exc, workpool.WorkFailed):
+            exc = article_failure(exc)
         message = exc.user_message if isinstance(exc, TurnFailed) else str(exc)
         return ErrorInfo(step=self.step, error_type=type(exc).__name__, message=message[:500])
 
@@ -127,3 +141,33 @@ class BaseChecker(ABC):
         builder.add_edge(self.step, END)
         # Checkpointing a checker would store the article again at every step for no benefit.
         return builder.compile(checkpointer=False, name=self.step)
+
+
+def article_failure(exc: workpool.WorkFailed) -> TurnFailed:
+    """A work-pool failure (bot/workpool.py) in the proofreader's words."""
+    if exc.reason == "timeout":
+        return TurnFailed(exc.kind, (
+            f"This article took too long to check (over {exc.timeout:g} s) and was stopped. "
+            "Try sending a smaller part."
+        ), fault=exc.fault)
+    return exc
+
+
+@lru_cache(maxsize=2)
+def _parsed(text: str) -> ParsedArticle:
+    # One review sends the same text to a worker for several checkers: parse it once there.
+    return parse_article(text)
+
+
+class InProcessLinter(LinterWorker):
+    """pymarkdownlnt in this process: inside a work-pool job, whose process is the one killed
+    when the job overruns."""
+
+    def scan(self, text: str, extensions: tuple[str, ...], disabled: tuple[str, ...], *, timeout: float) -> list[Failure]:
+        return pymarkdown_scan(text, extensions, disabled)
+
+
+def rules_job(checker: type[BaseChecker], config: GraphConfig, method: str, text: str) -> list[Issue]:
+    """A checker's rules over `text`, in a work-pool process (bot/workpool.py)."""
+    instance = checker(CheckContext(config=config, llm=ProofreadLLM(), linter=InProcessLinter()))
+    return getattr(instance, method)(_parsed(text))  # type: ignore[no-any-return]

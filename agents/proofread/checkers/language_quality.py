@@ -80,7 +80,7 @@ class LanguageQualityChecker(BaseChecker):
     status_text = "Checking the writing…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
-        result = CheckResult(issues=await asyncio.to_thread(self.rules, article))
+        result = CheckResult(issues=await self.run_rules(article))
         if not self.context.llm.available:
             result.skipped.append(SkippedCheck(
                 step=self.step,

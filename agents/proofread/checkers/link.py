@@ -92,7 +92,7 @@ class LinkChecker(BaseChecker):
     status_text = "Checking links…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
-        issues = await asyncio.to_thread(self.rules, article)
+        issues = await self.run_rules(article)
         result = CheckResult(issues=issues)
         if not self.config.check_links_online:
             result.skipped.append(SkippedCheck(

@@ -13,6 +13,7 @@ from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.schemas import Issue, ParsedArticle, Severity
 from agents.proofread.text import code_spans, mask_code_spans, replace_spans
+from bot import workpool
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
 # Japanese technical writing (line length, trailing punctuation, blank lines around lists), owned by
@@ -134,13 +135,19 @@ class MarkdownFormatChecker(BaseChecker):
     status_text = "Checking Markdown formatting…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
-        # The linter runs in its own process, our rules in a thread, both at once.
-        linter = asyncio.to_thread(self._linter, article)
-        own, linted = await asyncio.gather(asyncio.to_thread(self._own_rules, article), linter, return_exceptions=True)
+        # Both at once. With the application's work pool, the linter runs inside a pool job
+        # (killed after linter_timeout per piece) like our rules; without one, in its own
+        # process, waited for by a thread.
+        if workpool.installed() is None:
+            linter = asyncio.to_thread(self._linter, article)
+        else:
+            pieces = -(-len(article.raw.encode()) // LINTER_CHUNK_BYTES)
+            linter = self.run_rules(article, "_linter", seconds=self.config.linter_timeout * max(1, pieces))
+        own, linted = await asyncio.gather(self.run_rules(article, "_own_rules"), linter, return_exceptions=True)
         if isinstance(own, BaseException):
             raise own
         result = CheckResult(issues=own)
-        if isinstance(linted, LinterTimeout | LinterFailed):
+        if isinstance(linted, LinterTimeout | LinterFailed | workpool.WorkFailed):
             result.errors.append(self.error(linted))
         elif isinstance(linted, BaseException):
             raise linted
