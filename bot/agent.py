@@ -173,6 +173,10 @@ class AgentDefinition(ABC):
     offline_skills: Sequence[OfflineSkill] = ()
     # The agent for text that no agent's intent words claim (small talk); one per bot.
     fallback: bool = False
+    # Whether a turn a crash or shutdown stopped may continue from its last checkpoint on the next
+    # start. False when its steps change things outside the checkpoint (a cart, an order): the
+    # user is offered to run the request again instead.
+    resumable: bool = True
 
     def load_settings(self) -> Any:
         """The agent's settings from the environment (ConfigError naming each bad variable)."""

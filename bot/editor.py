@@ -168,8 +168,10 @@ class MessageEditor:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         max_attempts: int = 5,
+        retryable: Callable[[Exception], bool] = lambda exc: True,
     ) -> None:
         self.sink = sink
+        self._retryable = retryable
         self.min_interval = min_interval
         self._clock = clock
         self._sleep = sleep
@@ -272,7 +274,8 @@ class MessageEditor:
 
     async def _retrying(self, call: Callable[[], Awaitable[str | None]]) -> str:
         return await retrying(
-            call, attempts=self._max_attempts, sleep=self._sleep, retryable=lambda exc: not isinstance(exc, MessageGone)
+            call, attempts=self._max_attempts, sleep=self._sleep,
+            retryable=lambda exc: not isinstance(exc, MessageGone) and self._retryable(exc),
         ) or ""
 
 

@@ -20,7 +20,7 @@ class TurnEvent(StrEnum):
     LLM_DONE = "llm_done"
     MESSAGE_SENT = "message_sent"
     FAILED = "failed"
-    INTERRUPTED = "interrupted"  # found in flight at start-up: the process died mid-turn
+    INTERRUPTED = "interrupted"  # the process died mid-turn (found at start-up) or shutdown stopped it
 
 
 S, E = TurnState, TurnEvent

@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Protocol
 
 from bot.editor import MessageEditor, MessageSink, retrying, split_text
@@ -16,8 +17,11 @@ from bot.events import Attachment, Card, Failure, Final, Status, StreamEvent, To
 log = logging.getLogger(__name__)
 
 WORKING = "Working on it…"
+RESUMED = "Resumed after a restart…"
+INTERRUPTED_BY_RESTART = "Interrupted by a restart; I'll pick this up when I'm back."
+STOP_EDIT_TIMEOUT = 5.0  # seconds the last edit of a turn stopped by shutdown may take
 ANSWER_BELOW = "The answer is below."
-EDITOR_ATTEMPTS = 3  # per message write; platform clients may retry inside each attempt
+EDITOR_ATTEMPTS = 3  # per message write, for platforms whose client does not retry on its own
 
 
 class Surface(Protocol):
@@ -39,6 +43,13 @@ class Surface(Protocol):
     stream_to_progress: bool = False  # without a live answer: show streamed text on the progress line
     append_only: bool = False
     edit_interval: float = 1.0
+
+    def retryable(self, exc: Exception) -> bool:
+        """Whether a failed write is worth another try. Platforms whose client already retries
+        server errors and rate limits (slack_sdk's retry handlers, discord.py's HTTP client) say
+        no for those, so retries never stack (one Slack post under persistent 500s is three HTTP
+        calls, not nine), and no for refusals that a retry cannot change."""
+        return True
 
     async def post(self, text: str) -> str:
         """A new message, in `markup`'s markup, retried as the platform allows; its id."""
@@ -84,6 +95,23 @@ class Surface(Protocol):
         return type(exc).__name__
 
 
+@dataclass
+class StatusMessage:
+    """Where a turn's status message is on its platform: the renderer fills in its id when it
+    posts it; whoever runs the turn may listen (the runtime records it with the turn, so the next
+    start can edit the message a crash left behind)."""
+
+    message_id: str | None = None
+    on_posted: Callable[[str], Awaitable[None]] | None = None
+
+    async def posted(self, message_id: str) -> None:
+        if message_id == self.message_id:
+            return
+        self.message_id = message_id
+        if self.on_posted is not None:
+            await self.on_posted(message_id)
+
+
 def progress_line(event: Status | ToolStarted | ToolFinished) -> str:
     if isinstance(event, Status):
         return event.text
@@ -95,12 +123,25 @@ def progress_line(event: Status | ToolStarted | ToolFinished) -> str:
 class TurnRenderer:
     """Renders one turn's events on a Surface; `run()` returns the terminal event."""
 
-    def __init__(self, surface: Surface, *, working: str = WORKING) -> None:
+    def __init__(
+        self,
+        surface: Surface,
+        *,
+        working: str = WORKING,
+        status: StatusMessage | None = None,
+        replacing: str | None = None,
+    ) -> None:
+        """`status`: told where the status message went. `replacing`: the id of a status message
+        an earlier run of this turn left (a restart): it is edited in place of posting a new one."""
         self.surface = surface
         self.working = working
-        self.answer = MessageEditor(surface.answer, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS)
+        self.status_message = status
+        self.replacing = replacing
+        self.answer = MessageEditor(surface.answer, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS,
+                                    retryable=surface.retryable)
         self.status = (
-            MessageEditor(surface.progress, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS)
+            MessageEditor(surface.progress, min_interval=surface.edit_interval, max_attempts=EDITOR_ATTEMPTS,
+                          retryable=surface.retryable)
             if surface.progress is not None
             else None
         )
@@ -109,31 +150,91 @@ class TurnRenderer:
         self.final: Final | Failure | None = None
         self.message_ids: list[str] = []
         self.error: BaseException | None = None
+        self.stopped = False  # stopped by shutdown before the answer
+        if replacing is not None:
+            if surface.progress is None:
+                self.answer.message_id = replacing
+            # else: the old message was a separate status message; run() deletes it
+
+    @property
+    def _status_editor(self) -> MessageEditor:
+        """The editor of the message that shows progress."""
+        return self.status if self.status is not None else self.answer
 
     async def run(self, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None) -> StreamEvent | None:
+        if self.replacing is not None and self.surface.progress is not None:
+            await self._delete_quietly(self.replacing)
         # Start the turn before showing progress, so it queues on its thread in arrival order.
         pending = asyncio.ensure_future(anext(events, None)) if first is None else None
         try:
             if self.working:
                 await self._guard(self._show_progress(self.working))
+                await self._note_status()
             if pending is not None:
                 first = await pending
             if first is not None:
                 await self._guard(self._render(first))
+                await self._note_status()
                 async for event in events:
                     await self._guard(self._render(event))
+                    await self._note_status()
+        except asyncio.CancelledError:
+            if self.final is None:
+                await self._stopped()
+            raise
         finally:
             if pending is not None and not pending.done():
                 pending.cancel()
             await self._cleanup()
         if self.error is not None:
             await self._report_failure()
-        elif self.final is None and self.answer.message_id is not None:
+        elif self.final is None and self.answer.message_id is not None and self._touched():
             try:  # nothing came: no stale "working" message
                 await self.surface.delete(self.answer.message_id)
             except Exception as exc:
                 log.info("could not delete the status message: %s", self.surface.describe(exc))
         return self.final
+
+    def _touched(self) -> bool:
+        """Whether this run posted or edited the answer message (an earlier run's message it was
+        given to replace stays as it is when nothing came)."""
+        return self.answer.message_id != self.replacing or self.answer.edits > 0
+
+    async def _note_status(self) -> None:
+        """Tell `status` where the status message is (once posted, and if it moved)."""
+        message_id = self._status_editor.message_id
+        if self.status_message is None or message_id is None or self.final is not None:
+            return
+        try:
+            await self.status_message.posted(message_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("could not record where the status message is", exc_info=True)
+
+    async def _stopped(self) -> None:
+        """The turn was stopped (shutdown) before its answer: say so in the status message, so no
+        "working" message is left behind; the turn resumes on the next start."""
+        editor = self._status_editor
+        message_id = editor.message_id
+        if message_id is None:
+            return
+        self.stopped = True  # the notice stays: the next start replaces it
+        await editor.close()
+        try:
+            await asyncio.wait_for(
+                editor.sink.edit(message_id, self.surface.progress_markup(INTERRUPTED_BY_RESTART)), STOP_EDIT_TIMEOUT
+            )
+        except (Exception, asyncio.CancelledError) as exc:
+            log.info("could not mark the status message interrupted: %s", self.surface.describe(exc))
+
+    async def _delete_quietly(self, message_id: str) -> None:
+        try:
+            await self.surface.delete(message_id)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.info("could not delete the earlier status message: %s", self.surface.describe(exc))
 
     async def _guard(self, step: Awaitable[None]) -> None:
         if self.error is not None:
@@ -228,7 +329,8 @@ class TurnRenderer:
         return ids
 
     async def _post_answer(self, text: str) -> str:
-        return await retrying(lambda: self.surface.answer.post(text), attempts=EDITOR_ATTEMPTS, what="answer post")
+        return await retrying(lambda: self.surface.answer.post(text), attempts=EDITOR_ATTEMPTS,
+                              retryable=self.surface.retryable, what="answer post")
 
     async def _tidy(self, stale: str) -> None:
         """Delete a status message the answer could not replace; failing that, point to the answer."""
@@ -271,7 +373,8 @@ class TurnRenderer:
         if self.status is not None:
             await self.status.close()
             try:
-                await self.surface.clear_progress(self.status.message_id)
+                if not self.stopped:
+                    await self.surface.clear_progress(self.status.message_id)
             except Exception as exc:
                 log.info("could not clear the progress line: %s", self.surface.describe(exc))
         try:

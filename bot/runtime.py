@@ -28,12 +28,13 @@ from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.events import Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+from bot.events import Action, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, ModelProvider
 from bot.loop import startup_complete
+from bot.render import RESUMED, StatusMessage
 from bot.storage import AppDatabase, Checkpoints, ThreadRecord
 
 log = logging.getLogger(__name__)
@@ -42,6 +43,9 @@ RECURSION_LIMIT = 25
 PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after each one
 INTERRUPT = "__interrupt__"
 AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the user's answer
+INTERRUPTED = "interrupted"  # thread note: a turn was stopped mid-flight (crash, shutdown)
+RESUMED_FOOTER = "\n\n_(Resumed after a restart: this request was interrupted and picked up where it stopped.)_"
+RERUN_LABEL = "Run it again"
 
 
 class _FifoLocks:
@@ -93,7 +97,8 @@ class ConversationRuntime:
         self._opened: collections.deque[str] = collections.deque(maxlen=1000)
         # Each agent's own settings, loaded once (open() loads them before it opens anything).
         self._agent_settings = agent_settings if agent_settings is not None else {a.name: a.load_settings() for a in agents}
-        # Threads found in flight at start-up: the next turn there starts with a notice.
+        # Threads whose turn a crash or shutdown stopped, found at start-up: the adapters resume
+        # them (`recover`); until then the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
         self._owns_models = False
         self.gate = TurnGate(settings, app_db, models)  # access, token budget, rate limit
@@ -167,9 +172,10 @@ class ConversationRuntime:
         return graph
 
     async def _recover(self) -> None:
-        """Turns left in flight by a crash: mark them interrupted; the next turn repairs the history
-        (closing tool calls that never got a result) and tells the user. A turn whose lock another
-        live process holds is still running there, not interrupted."""
+        """Turns left in flight by a crash: mark them interrupted. They, and turns a shutdown
+        stopped, are listed in `interrupted_at_start` for the adapters to `recover`; a new message
+        there first repairs the history (closing tool calls that never got a result) and tells the
+        user. A turn whose lock another live process holds is still running there, not interrupted."""
         for record in await self.app_db.threads_in_states([s.value for s in IN_FLIGHT]):
             async with self.app_db.try_thread_lock(record.key) as orphaned:
                 if not orphaned:
@@ -179,9 +185,57 @@ class ConversationRuntime:
                     continue
                 log.warning("turn %s of %s was interrupted (state %s)", current.turn, current.key, current.state)
                 await self.app_db.update_thread(
-                    current.key, state=next_state(current.state, TurnEvent.INTERRUPTED).value, note="interrupted"
+                    current.key, state=next_state(current.state, TurnEvent.INTERRUPTED).value, note=INTERRUPTED
                 )
                 self.interrupted_at_start.append(current.key)
+        for record in await self.app_db.threads_in_states([TurnState.ERROR.value]):
+            if record.note == INTERRUPTED and record.key not in self.interrupted_at_start:
+                self.interrupted_at_start.append(record.key)  # stopped by a shutdown
+
+    async def interrupted_turn(self, key: ConversationKey) -> ThreadRecord | None:
+        """The thread's record while a turn there waits to be recovered (`pending` holds the request:
+        text, command line, user; `status_message` where its status message is), else None."""
+        record = await self.app_db.get_thread(key.thread_id)
+        return record if record is not None and record.note == INTERRUPTED else None
+
+    async def recover(self, key: ConversationKey, *, status: StatusMessage | None = None) -> AsyncIterator[StreamEvent]:
+        """Finish a turn a crash or shutdown stopped, answering the user once: the graph continues
+        from its last checkpoint, or, for an agent whose steps are not safe to repeat, the user is
+        offered to run the request again (a button whose value is the request). Nothing when the
+        turn is no longer waiting (recovered already, or a newer message went first)."""
+        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+            record = await self.app_db.get_thread(key.thread_id)
+            if record is None or record.note != INTERRUPTED or record.agent not in self._agents:
+                return
+            agent = self._agents[record.agent or ""]
+            graph = await self._graph(agent)
+            config = self._config(key, agent, record.generation)
+            snapshot = await graph.aget_state(config)
+            request = record.pending or {}
+            if snapshot.next and not snapshot.interrupts and not agent.resumable:
+                log.info("turn %s of %s not resumed: %s does not repeat steps", record.turn, key, agent.name)
+                await self.app_db.update_thread(key.thread_id, note=None, pending=None, status_message=None)
+                yield self._rerun_offer(key, request)
+                return
+            log.info("resuming turn %s of %s", record.turn, key)
+            yield Status(text=RESUMED)
+            resumed = None if snapshot.next else snapshot.values  # finished, but the answer was not sent
+            async for event in self._run(
+                key, agent, graph, config, record, None, status=status, resumed=resumed or {}
+            ):
+                yield event
+
+    def _rerun_offer(self, key: ConversationKey, request: dict[str, Any]) -> Final:
+        line = str(request.get("line") or "").strip()
+        text = "Your request was interrupted by a restart before it finished. It changes things outside this conversation, so I haven't run it again on my own."
+        if not line:
+            return Final(text=text + " Please send it again.")
+        shown = line if len(line) <= 200 else line[:199] + "…"
+        return Final(
+            text=f"{text}\n\nTo run `{shown}` again, press the button or send it again.",
+            cards=[Card(title="Run it again?", subtitle=shown, actions=[Action(label=RERUN_LABEL, value=line, style="primary")])],
+            data={"interrupted": True, "request": line},
+        )
 
     # --- public API ---------------------------------------------------------------------
     async def claim_delivery(self, delivery_id: str) -> bool:
@@ -217,9 +271,12 @@ class ConversationRuntime:
         suffix = f"#{generation}" if generation else ""
         return f"{key.thread_id}{suffix}/{agent}"
 
-    async def handle(self, key: ConversationKey, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+    async def handle(
+        self, key: ConversationKey, turn: TurnInput, *, status: StatusMessage | None = None
+    ) -> AsyncIterator[StreamEvent]:
         """Run one user turn; yields stream events ending with exactly one Final or Failure (nothing
-        for a delivery already claimed)."""
+        for a delivery already claimed). `status`, from the renderer, says where the turn's status
+        message is; it is recorded with the turn, so a restart can replace it."""
         if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
             log.info("duplicate delivery %s ignored", turn.delivery_id)
             return
@@ -232,20 +289,35 @@ class ConversationRuntime:
             yield refused
             return
         async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
-            async for event in self._turn(key, turn.but(text=turn.text.strip())):
+            async for event in self._turn(key, turn.but(text=turn.text.strip()), status=status):
                 yield event
 
     async def resume(
-        self, key: ConversationKey, value: str, *, user_id: str = "user", delivery_id: str | None = None
+        self,
+        key: ConversationKey,
+        value: str,
+        *,
+        user_id: str = "user",
+        delivery_id: str | None = None,
+        origin: TurnInput | None = None,
+        status: StatusMessage | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """A button press: answer a graph paused on interrupt() with `value` (nothing happens when
         nothing is pending), or, for a value that is a command line ("/shop add P1 to my cart"),
-        run it as the user's next message in the conversation."""
+        run it as the user's next message in the conversation. `origin` says who pressed it where
+        (workspace, channel, roles): the press passes the same gate as a typed turn."""
         if delivery_id is not None and not await self.claim_delivery(delivery_id):
+            return
+        where = (origin or TurnInput(text="", user_id=user_id)).but(text=value)
+        refused = await self.gate.check(key, where)
+        if refused is not None:
+            yield refused
             return
         async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
             if value.startswith("/"):
-                async for event in self._turn(key, TurnInput.typed(value, user_id=user_id)):
+                typed = TurnInput.typed(value, user_id=where.user_id)
+                turn = where.but(text=typed.text, command=typed.command, delivery_id=None)
+                async for event in self._turn(key, turn, status=status):
                     yield event
                 return
             record = await self.app_db.get_thread(key.thread_id)
@@ -257,7 +329,7 @@ class ConversationRuntime:
             snapshot = await graph.aget_state(config)
             if not snapshot.interrupts:
                 return
-            async for event in self._run(key, agent, graph, config, record, Command(resume=value)):
+            async for event in self._run(key, agent, graph, config, record, Command(resume=value), status=status):
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
@@ -302,7 +374,9 @@ class ConversationRuntime:
             return best[1]
         return next((a for a in self._agents.values() if a.fallback), None)
 
-    async def _turn(self, key: ConversationKey, turn: TurnInput) -> AsyncIterator[StreamEvent]:
+    async def _turn(
+        self, key: ConversationKey, turn: TurnInput, *, status: StatusMessage | None = None
+    ) -> AsyncIterator[StreamEvent]:
         record = await self.app_db.ensure_thread(key.thread_id, key.platform)
         command = self.commands.get(turn.command) if turn.command else None
         if turn.command and command is None:
@@ -315,7 +389,7 @@ class ConversationRuntime:
         if command is HELP:
             yield Final(text=self.commands.help_text())
             return
-        if record.note == "interrupted":
+        if record.note == INTERRUPTED:
             yield Status(text="Your previous request was interrupted by a restart; picking up from where it stopped.")
         agent: AgentDefinition | None
         if command is not None:
@@ -334,7 +408,9 @@ class ConversationRuntime:
             snapshot = await graph.aget_state(config)
             value = agent.resume_value(turn, snapshot.interrupts[0].value) if snapshot.interrupts else None
             if value is not None:  # the message answers the question the graph is waiting on
-                async for event in self._run(key, agent, graph, config, record, Command(resume=value), user_text=turn.text):
+                async for event in self._run(
+                    key, agent, graph, config, record, Command(resume=value), user_text=turn.text, status=status
+                ):
                     yield event
                 return
         try:
@@ -344,8 +420,21 @@ class ConversationRuntime:
             return
         if record.state != TurnState.IDLE or record.agent != agent.name:
             turn_input = await self._repair(graph, config, turn_input)
-        async for event in self._run(key, agent, graph, config, record, turn_input, user_text=turn.text):
+        request = self._request(agent, turn)
+        async for event in self._run(
+            key, agent, graph, config, record, turn_input, user_text=turn.text, request=request, status=status
+        ):
             yield event
+
+    def _request(self, agent: AgentDefinition, turn: TurnInput) -> dict[str, Any]:
+        """What is kept of a turn's request while it runs: enough to offer it again after a
+        restart (the command line; attached files are not kept)."""
+        command = turn.command or (found.name if (found := self.commands.for_agent(agent.name)) else None)
+        line = f"/{command} {turn.text}".strip() if command else turn.text
+        request: dict[str, Any] = {"text": turn.text[:2000], "user": turn.user_id}
+        if len(line) <= 2000 and not turn.attachments:
+            request["line"] = line
+        return request
 
     async def _repair(self, graph: CompiledStateGraph, config: RunnableConfig, turn_input: Any) -> Any:
         """Close tool calls left without results (crash, timeout) before the next user message, so
@@ -378,39 +467,57 @@ class ConversationRuntime:
         graph_input: Any,
         *,
         user_text: str | None = None,
+        request: dict[str, Any] | None = None,
+        status: StatusMessage | None = None,
+        resumed: dict[str, Any] | None = None,
     ) -> AsyncIterator[StreamEvent]:
+        """One run of the graph as a turn. `resumed` (the recovery of an interrupted turn): the
+        graph continues from its checkpoint (`graph_input` None) as the same turn, or, when the
+        dict holds values, the run had finished and only its answer is given."""
         started = time.monotonic()
-        turn_no = record.turn + 1
+        turn_no = record.turn + 1 if resumed is None else record.turn
         current = TurnState(record.state)
         if current in IN_FLIGHT:  # left in flight by another process that died
             current = await self._transition(key, current, TurnEvent.INTERRUPTED)
-        current = await self._transition(
-            key, current, TurnEvent.USER_MESSAGE,
-            turn=turn_no, pending={"text": (user_text or "")[:2000]}, note=None, agent=agent.name,
-        )
+        fields: dict[str, Any] = {"turn": turn_no, "note": None, "agent": agent.name}
+        if resumed is None:
+            fields["pending"] = request or {"text": (user_text or "")[:2000]}
+        if status is not None:
+            fields["status_message"] = status.message_id  # None clears an earlier turn's
+
+            async def record_status(message_id: str) -> None:
+                await self.app_db.update_thread(key.thread_id, status_message=message_id)
+
+            status.on_posted = record_status
+        current = await self._transition(key, current, TurnEvent.USER_MESSAGE, **fields)
         final: Final | Failure | None = None
-        outcome = _Outcome()
+        outcome = _Outcome(values=dict(resumed or {}))
         planner_steps: list[str] = []
         PLANNER_STEPS.set(planner_steps)  # the model provider notes tool calls the planner made
         try:
             async with asyncio.timeout(self.settings.turn_deadline):
-                async for event in self._stream(graph, config, graph_input, outcome):
-                    if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
-                        current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
-                    elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
-                        current = await self._transition(key, current, TurnEvent.TOOL_DONE)
-                    yield event
+                if not resumed:
+                    async for event in self._stream(graph, config, graph_input, outcome):
+                        if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
+                            current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
+                        elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
+                            current = await self._transition(key, current, TurnEvent.TOOL_DONE)
+                        yield event
                 if outcome.interrupts:
                     final = agent.interrupted(outcome.interrupts[0].value)
                 else:
                     final = await _with_attachments(agent, dict(outcome.values), agent.final(dict(outcome.values)))
                 if planner_steps:
                     final = final.model_copy(update={"text": final.text + PLANNER_FOOTER})
+                if resumed is not None:
+                    final = final.model_copy(update={"text": final.text + RESUMED_FOOTER})
         except asyncio.CancelledError:
             # Stopped mid-turn (shutdown): the graph's last checkpoint stands; mark the turn
-            # interrupted now, so the next message here repairs and resumes it with a notice.
+            # interrupted now, so the next start resumes it (the status message id stays recorded).
+            if status is not None:
+                status.on_posted = None
             with contextlib.suppress(Exception):
-                await asyncio.shield(self._transition(key, current, TurnEvent.INTERRUPTED, note="interrupted"))
+                await asyncio.shield(self._transition(key, current, TurnEvent.INTERRUPTED, note=INTERRUPTED))
             raise
         except TurnFailed as exc:
             final = Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
@@ -424,15 +531,17 @@ class ConversationRuntime:
         except Exception:
             log.exception("turn failed in %s", config["configurable"]["thread_id"])
             final = Failure(kind="internal", user_message="Something went wrong on our side. Your conversation is intact; please try again.")
+        if status is not None:
+            status.on_posted = None  # the answer replaces the status message from here on
         if isinstance(final, Failure):
-            await self._transition(key, current, TurnEvent.FAILED, pending=None)
+            await self._transition(key, current, TurnEvent.FAILED, pending=None, status_message=None)
             yield final
             return
         current = await self._transition(key, current, TurnEvent.LLM_DONE)
         try:
             yield final
         finally:
-            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None,
+            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None, status_message=None,
                                    note=AWAITING if outcome.interrupts else None)
             if turn_no % PRUNE_EVERY == 0:
                 await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)

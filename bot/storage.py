@@ -69,6 +69,11 @@ _SCHEMA = [
         PRIMARY KEY (account, day)
     )""",
 ]
+# Columns added after a table first shipped: (table, column, type), added where missing at start-up.
+_COLUMNS = [
+    # The platform id of the in-flight turn's status message, so a restart can edit or replace it.
+    ("concierge_threads", "status_message", "TEXT"),
+]
 
 
 @dataclass
@@ -83,6 +88,7 @@ class ThreadRecord:
     note: str | None
     created_at: float
     updated_at: float
+    status_message: str | None = None
 
 
 def _record(row: dict[str, Any]) -> ThreadRecord:
@@ -149,7 +155,19 @@ class AppDatabase:
             db = cls(sqlite=await SqliteThread.open(sqlite_path(url)), lock_ttl=lock_ttl)
         for statement in _SCHEMA:
             await db.execute(statement)
+        await db._add_columns()
         return db
+
+    async def _add_columns(self) -> None:
+        """Add the columns of `_COLUMNS` a database made by an older version lacks."""
+        for table, column, kind in _COLUMNS:
+            if self.is_postgres:
+                await self.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
+                continue
+            present = {row["name"] for row in await self.fetch(f"PRAGMA table_info({table})")}
+            if column not in present:
+                with contextlib.suppress(Exception):  # another process added it meanwhile
+                    await self.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
 
     async def close(self) -> None:
         if self._sqlite is not None and self._owns:

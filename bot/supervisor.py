@@ -45,7 +45,8 @@ class TaskSupervisor:
     """Runs each piece of work as a task it keeps a reference to. `gate`, when given, is awaited
     before the work starts (e.g. let pending acknowledgements go first); a crash is logged, never
     silent. `close()` lets running work finish for a while, then cancels the rest: a cancelled turn
-    is marked interrupted by the runtime and resumes with the next message there."""
+    is marked interrupted by the runtime (its last checkpoint stands), its status message says so
+    (the renderer), and the next start resumes it (`ConversationRuntime.recover`)."""
 
     def __init__(self, *, gate: Callable[[], Awaitable[None]] | None = None, name: str = "work") -> None:
         self._gate = gate

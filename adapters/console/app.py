@@ -151,8 +151,9 @@ async def chat(app: App, *, agent: str | None, thread: str, user: str = "console
     await app.seed()  # the demo data, on the first start only
     async with await app.open_runtime() as runtime:
         print(f"Concierge — model: {app.settings.llm_mode}; commands: {', '.join(c.slash for c in runtime.commands)}, /quit")
-        if key.thread_id in runtime.interrupted_at_start:
-            print("(your last request here was interrupted by a restart)")
+        if key.thread_id in runtime.interrupted_at_start:  # answer the request a restart stopped
+            print("bot › (your last request here was interrupted by a restart; resuming it)")
+            await TurnRenderer(_surface(app, key, sys.stdout), working="").run(runtime.recover(key))
         default = runtime.commands.for_agent(agent) if agent else None
         while True:
             try:

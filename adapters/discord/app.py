@@ -21,7 +21,7 @@ from bot.commands import RESET
 from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.locale import currency_for_locale
-from bot.render import RESUMED, WORKING, StatusMessage, TurnRenderer
+from bot.render import WORKING, StatusMessage, TurnRenderer
 from bot.runtime import ConversationRuntime
 from bot.supervisor import TaskSupervisor
 
@@ -98,7 +98,7 @@ class DiscordBot:
             return
         status = StatusMessage()
         await self.run_turn(
-            channel, self.runtime.recover(key, status=status), status=status, working=RESUMED,
+            channel, self.runtime.recover(key, status=status), status=status, working="",
             replacing=record.status_message,
         )
 

@@ -83,6 +83,11 @@ class ChannelSink:
 class DiscordSurface(Surface):
     name = "Discord"
 
+    def retryable(self, exc: Exception) -> bool:
+        """discord.py's HTTP client retries 5xx answers and waits out rate limits itself; an
+        HTTPException it raises is final (or a refusal a retry cannot change)."""
+        return not isinstance(exc, discord.HTTPException)
+
     def __init__(
         self,
         channel: discord.abc.Messageable,

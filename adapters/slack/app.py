@@ -46,7 +46,7 @@ from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.locale import currency_for_locale
-from bot.render import RESUMED, WORKING, StatusMessage, TurnRenderer
+from bot.render import WORKING, StatusMessage, TurnRenderer
 from bot.runtime import ConversationRuntime
 from bot.supervisor import AckFirst, TaskSupervisor
 
@@ -126,8 +126,9 @@ def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = N
         session=session,
         timeout=30,
         retry_handlers=[
-            # The editor retries its own calls on top of these; keep the product small.
-            RateLimitRetryHandler(max_retry_count=2),
+            # The one retry policy for Slack calls: the renderer does not retry what these
+            # retried (SlackSurface.retryable). A rate limit is waited out longer than a failure.
+            RateLimitRetryHandler(max_retry_count=4),
             AsyncConnectionErrorRetryHandler(max_retry_count=2),
             AsyncServerErrorRetryHandler(max_retry_count=2),
         ],
@@ -255,7 +256,7 @@ class SlackBot:
         place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
         status = StatusMessage()
         await self.run_turn(
-            place, self.runtime.recover(key, status=status), status=status, working=RESUMED,
+            place, self.runtime.recover(key, status=status), status=status, working="",
             replacing=record.status_message,
         )
 

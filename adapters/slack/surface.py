@@ -29,6 +29,8 @@ STATUS_MAX_CHARS = 200
 DM_THREAD = "dm"  # the thread part of a DM's rolling conversation key
 # chat.update errors after which the message can never be edited again (the editor posts anew).
 UNEDITABLE = ("message_not_found", "cant_update_message", "edit_window_closed", "is_inactive")
+# `ok: false` answers (HTTP 200) saying Slack itself failed: worth another try.
+TRANSIENT = ("internal_error", "fatal_error", "service_unavailable", "request_timeout")
 # chat.postMessage errors for blocks Slack will not take (e.g. an image it could not fetch).
 REFUSED_BLOCKS = ("invalid_blocks", "invalid_blocks_format", "downloading_image_failed")
 
@@ -138,6 +140,12 @@ class SlackSurface(Surface):
 
     name = "Slack"
     max_chars = MESSAGE_MAX_CHARS
+
+    def retryable(self, exc: Exception) -> bool:
+        """Only what slack_sdk's retry handlers do not already retry: `ok: false` answers that
+        say Slack failed (internal_error, fatal_error…). HTTP 5xx, 429, `ratelimited` and
+        connection errors were retried in the client; other refusals would fail again."""
+        return isinstance(exc, SlackApiError) and error_code(exc) in TRANSIENT and exc.response.status_code < 500
 
     def __init__(
         self,

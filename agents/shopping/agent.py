@@ -112,6 +112,7 @@ class ShopAgent(AgentDefinition):
     )
     settings_model = ShopSettings
     offline_skills = (ShopSkill(),)
+    resumable = False  # cart changes live outside the checkpoint: never repeat them on a restart
 
     def __init__(
         self,
