@@ -43,6 +43,7 @@ class App:
         """The runtime, with what runs beside it for its lifetime: the work pool (its processes
         start on first use) and the loop-lag watch; closing the runtime stops both."""
         runtime = await _ServedRuntime.open(self.settings, agents=self.agents, models=models)
+        await runtime.models.warm()  # the SDK's lazy imports, off the loop before the first turn
         # Started once the runtime is built: building it (imports, graphs) is not a stall to report.
         runtime.services = await _Services.start(self.settings)  # type: ignore[attr-defined]
         return runtime

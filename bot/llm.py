@@ -171,6 +171,38 @@ def finish_reason(message: Any) -> str | None:
     return str(reason) if reason else None
 
 
+# Modules an OpenAI-compatible model's first structured or streamed call imports lazily.
+WARM_MODULES = (
+    "openai.types.chat", "openai.types.chat.parsed_chat_completion", "openai.lib._parsing",
+    "openai.lib._parsing._completions", "openai.lib._pydantic", "openai.lib.streaming.chat",
+    "openai.resources.chat.completions", "openai.resources.embeddings", "openai.types",
+    "langchain_core.tracers.langchain", "langchain_core.tracers.stdout", "anyio._backends._asyncio",
+)
+
+
+def _warm_imports(models: Sequence[Any]) -> None:
+    import importlib
+
+    for name in WARM_MODULES:
+        try:
+            importlib.import_module(name)
+        except ImportError:  # another SDK version lays its modules out differently
+            log.debug("warm-up: no module %s", name)
+    for model in models:
+        client = getattr(model, "root_async_client", None)
+        if client is None:
+            continue
+        # The SDK builds its resources (and imports their modules) on first attribute access;
+        # structured output goes through `beta`, which loads the most.
+        for path in ("chat.completions", "embeddings", "beta.chat.completions"):
+            target: Any = client
+            try:
+                for part in path.split("."):
+                    target = getattr(target, part)
+            except AttributeError:
+                log.debug("warm-up: the client has no %s", path)
+
+
 class ModelProvider:
     """Calls a chat model with the fault table applied: retry with backoff and jitter, Retry-After
     honoured, fallback model on model-not-found, no retry on 401/403 or other 4xx. Every call
@@ -203,6 +235,14 @@ class ModelProvider:
         self.max_tokens = {"answer": 1024, "structured": 1536, **(max_tokens or {})}
         self.attempts = 0  # total model calls made, for tests and benchmarks
         self._limited: dict[tuple[int, int], BaseChatModel] = {}
+
+    async def warm(self) -> None:
+        """Load, in a worker thread, the modules a model's first call would import on the event
+        loop (the openai SDK loads its resources and about 700 modules of types lazily: 0.5–3 s
+        with the loop blocked, close to Slack's 3 s acknowledgement limit). Start-up calls this
+        before serving; the offline model needs nothing."""
+        if not self.is_offline:
+            await asyncio.to_thread(_warm_imports, [m for m in (self.primary, self.fallback) if m is not None])
 
     async def aclose(self) -> None:
         for model in (self.primary, self.fallback):
