@@ -1,15 +1,36 @@
-"""Precision and recall of the deterministic proofreading checkers over the labelled fixtures.
+"""How good the deterministic proofreading checkers are: on the labelled fixtures, or on the corpus
+of real published articles in eval/proofread.
 
     python -m bench proofread-quality [--verbose]
+    python -m bench proofread-quality --corpus [--split dev|heldout] [--show-unlabelled]
+        [--show-unused] [--write-template] [--by-rule] [--labels PATH] [--manifest PATH] [--shared DIR]
 
-A finding matches a label of the same category when the label's line lies within the finding's
-lines (and the rule matches, when the label names one); matching is one-to-one, so a problem
-reported twice counts one true and one false positive. Every finding counts, suggestions included."""
+Fixture mode: a finding matches a label of the same category when the label's line lies within the
+finding's lines (and the rule matches, when the label names one); matching is one-to-one, so a
+problem reported twice counts one true and one false positive. Every finding counts, suggestions
+included.
+
+Corpus mode: every finding of every article of the split is looked up in eval/proofread/labels.json,
+where a person judged it by reading it in context: "true" (a real problem a careful writer would
+fix), "false" (wrong or harmful advice) or "debatable" (a style preference). A label is keyed by
+article, rule id (the category when the finding names no rule), line and the start of the message
+with numbers masked; when only the message changed, the one label left on the same rule and line
+still applies, and the file's optional "renamed" table ({"rule:new": "rule:old"}) carries labels
+across a renamed rule. Strict precision is true / labelled, lenient precision (true + debatable) /
+labelled; findings no label matches are counted as unlabelled, labels no finding matches as unused
+(an unused "true" label is a real problem no longer reported). The held-aside split runs only with
+PROOFREAD_RULES_FROZEN=1, once the rules under test are final."""
 
 from __future__ import annotations
 
+import argparse
 import asyncio
+import hashlib
+import json
+import os
+import re
 import sys
+import unicodedata
 from collections import defaultdict
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -77,7 +98,9 @@ def match(labels: list[dict[str, Any]], findings: list[dict[str, Any]]) -> tuple
     with a line are matched before whole-article ones."""
     used: set[int] = set()
     found: list[int] = []
-    order = sorted(range(len(labels)), key=lambda i: (labels[i].get("line") is None, not labels[i].get("rule")))
+    order = sorted(
+        range(len(labels)), key=lambda i: (labels[i].get("line") is None, not labels[i].get("rule"))
+    )
     for index in order:
         for candidate, finding in enumerate(findings):
             if candidate not in used and _matches(labels[index], finding):
@@ -89,6 +112,14 @@ def match(labels: list[dict[str, Any]], findings: list[dict[str, Any]]) -> tuple
 
 async def review_fixture(name: str, folder: Path = FIXTURES) -> list[dict[str, Any]]:
     """The deterministic checkers' findings for one fixture, through the real review graph."""
+    review = await review_text((folder / name).read_text(encoding="utf-8"))
+    issues: list[dict[str, Any]] = review["issues"]
+    return issues
+
+
+async def review_text(text: str, filename: str | None = None) -> dict[str, Any]:
+    """The review (issues, counts, approval, failed checks) of one article by the deterministic
+    checkers, through the real review graph with the offline model."""
     from agents.proofread.checkers import CHECKER_CLASSES, DETERMINISTIC, CheckContext
     from agents.proofread.config import GraphConfig
     from agents.proofread.llm import ProofreadLLM
@@ -101,8 +132,9 @@ async def review_fixture(name: str, folder: Path = FIXTURES) -> list[dict[str, A
         llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)),
     )
     graph = build_review_graph([CHECKER_CLASSES[c](context) for c in DETERMINISTIC])
-    values = await run_review(graph, {"target_article": (folder / name).read_text(encoding="utf-8")})
-    return values["review"]["issues"]
+    values = await run_review(graph, {"target_article": text, "filename": filename})
+    review: dict[str, Any] = values["review"]
+    return review
 
 
 async def evaluate(folder: Path = FIXTURES) -> Evaluation:
@@ -142,24 +174,503 @@ def table(evaluation: Evaluation) -> str:
             f"| {category} | {tally.labels} | {tally.findings} | {tally.precision:.2f} | {tally.recall:.2f} |"
         )
     total = evaluation.total
-    rows.append(f"| **all** | {total.labels} | {total.findings} | {total.precision:.2f} | {total.recall:.2f} |")
+    rows.append(
+        f"| **all** | {total.labels} | {total.findings} | {total.precision:.2f} | {total.recall:.2f} |"
+    )
     return "\n".join(rows)
 
 
+# --- corpus mode -------------------------------------------------------------------------------
+
+EVAL = Path(__file__).resolve().parent.parent / "eval" / "proofread"
+MANIFEST = EVAL / "corpus.json"
+LABELS = EVAL / "labels.json"
+SHARED = Path("/work/shared/proofread_corpus")
+FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
+VERDICTS = ("true", "false", "debatable")
+SPLITS = ("dev", "heldout")
+LABEL_KEYS = ("article", "rule", "line", "stem")
+STEM_CHARS = 80
+
+
+class CorpusError(Exception):
+    """The manifest or the labels file cannot be used; the message says what to fix."""
+
+
+def message_stem(message: str) -> str:
+    """The part of a finding's message a label is keyed on: Unicode-normalised, lower case, numbers
+    as #, spaces collapsed, cut to 80 characters — so a changed count ("134 characters") or a
+    reworded tail keeps its label."""
+    text = unicodedata.normalize("NFKC", message).lower()
+    text = re.sub(r"\d+", "#", text)
+    return " ".join(text.split())[:STEM_CHARS]
+
+
+@dataclass(frozen=True)
+class Finding:
+    article: str
+    language: str
+    line: int | None
+    category: str
+    severity: str
+    rule: str  # the issue's source, or its category when it names none
+    message: str
+
+    @property
+    def key(self) -> tuple[str, str, int | None, str]:
+        return (self.article, self.rule, self.line, message_stem(self.message))
+
+
+@dataclass
+class Label:
+    article: str
+    rule: str
+    line: int | None
+    stem: str
+    verdict: str | None
+    reason: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def key(self) -> tuple[str, str, int | None, str]:
+        return (self.article, self.rule, self.line, self.stem)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "article": self.article,
+            "rule": self.rule,
+            "line": self.line,
+            "stem": self.stem,
+            "verdict": self.verdict,
+            "reason": self.reason,
+            **self.extra,
+        }
+
+
+@dataclass
+class Verdicts:
+    findings: int = 0
+    true: int = 0
+    false: int = 0
+    debatable: int = 0
+    unlabelled: int = 0
+
+    def add(self, verdict: str | None) -> None:
+        self.findings += 1
+        if verdict in VERDICTS:
+            setattr(self, verdict, getattr(self, verdict) + 1)
+        else:
+            self.unlabelled += 1
+
+    @property
+    def labelled(self) -> int:
+        return self.true + self.false + self.debatable
+
+    @property
+    def strict(self) -> float | None:
+        return self.true / self.labelled if self.labelled else None
+
+    @property
+    def lenient(self) -> float | None:
+        return (self.true + self.debatable) / self.labelled if self.labelled else None
+
+
+@dataclass
+class ScoredArticle:
+    id: str
+    language: str
+    approved: bool
+    findings: list[tuple[Finding, Label | None]]
+    errors: list[dict[str, Any]]
+    lines: list[str]
+
+
+@dataclass
+class CorpusRun:
+    split: str
+    articles: list[ScoredArticle] = field(default_factory=list)
+    skipped: list[tuple[str, str]] = field(default_factory=list)  # (article id, why)
+    unused: list[Label] = field(default_factory=list)  # labels of scored articles nothing matched
+    loose_matches: int = 0  # labels matched on (rule, line) alone because the message changed
+
+    def tally(self, group: str) -> dict[str, Verdicts]:
+        tallies: dict[str, Verdicts] = defaultdict(Verdicts)
+        for article in self.articles:
+            for finding, label in article.findings:
+                name = {
+                    "category": finding.category,
+                    "severity": finding.severity,
+                    "language": finding.language,
+                    "rule": finding.rule,
+                }[group]
+                tallies[name].add(label.verdict if label else None)
+        return tallies
+
+    @property
+    def total(self) -> Verdicts:
+        total = Verdicts()
+        for article in self.articles:
+            for _, label in article.findings:
+                total.add(label.verdict if label else None)
+        return total
+
+
+def load_manifest(path: Path = MANIFEST) -> list[dict[str, Any]]:
+    try:
+        articles = json.loads(path.read_text(encoding="utf-8"))["articles"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorpusError(f"cannot read the corpus manifest {path}: {exc}") from None
+    for index, article in enumerate(articles):
+        missing = [k for k in ("id", "language", "stored", "split") if k not in article]
+        if missing:
+            raise CorpusError(f"{path}: article #{index + 1} lacks {', '.join(missing)}")
+    return list(articles)
+
+
+def load_corpus_labels(path: Path = LABELS) -> list[Label]:
+    """The labels file, validated; an absent file is no labels."""
+    if not path.exists():
+        return []
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))["labels"]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorpusError(f"cannot read the labels file {path}: {exc}") from None
+    labels: list[Label] = []
+    seen: set[tuple[str, str, int | None, str]] = set()
+    for index, record in enumerate(records, start=1):
+        where = f"{path}: label #{index}"
+        if not isinstance(record, dict):
+            raise CorpusError(f"{where} is not an object")
+        missing = [k for k in (*LABEL_KEYS, "verdict") if k not in record]
+        if missing:
+            raise CorpusError(f"{where} lacks {', '.join(missing)}")
+        if record["verdict"] is not None and record["verdict"] not in VERDICTS:
+            raise CorpusError(
+                f"{where}: verdict {record['verdict']!r} is not one of {', '.join(VERDICTS)} or null"
+            )
+        if record["line"] is not None and not isinstance(record["line"], int):
+            raise CorpusError(f"{where}: line must be a number or null")
+        extra = {k: v for k, v in record.items() if k not in (*LABEL_KEYS, "verdict", "reason")}
+        label = Label(
+            str(record["article"]),
+            str(record["rule"]),
+            record["line"],
+            str(record["stem"]),
+            record["verdict"],
+            str(record.get("reason") or ""),
+            extra,
+        )
+        if label.key in seen:
+            raise CorpusError(f"{where} repeats the key of an earlier label: {label.key}")
+        seen.add(label.key)
+        labels.append(label)
+    return labels
+
+
+def load_renamed(path: Path = LABELS) -> dict[str, str]:
+    """The labels file's optional `renamed` table: a rule's new id → the id its labels use."""
+    if not path.exists():
+        return {}
+    try:
+        renamed = json.loads(path.read_text(encoding="utf-8")).get("renamed") or {}
+    except (OSError, ValueError, AttributeError) as exc:
+        raise CorpusError(f"cannot read the labels file {path}: {exc}") from None
+    if not isinstance(renamed, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in renamed.items()
+    ):
+        raise CorpusError(
+            f'{path}: "renamed" must map new rule ids to old ones, e.g. {{"rule:new": "rule:old"}}'
+        )
+    return renamed
+
+
+def write_corpus_labels(
+    labels: list[Label], path: Path = LABELS, renamed: dict[str, str] | None = None
+) -> None:
+    """One label a line, so a change to one verdict is a one-line diff."""
+    head = "{"
+    if renamed:
+        head += '"renamed": ' + json.dumps(renamed, ensure_ascii=False, sort_keys=True) + ",\n"
+    body = ",\n".join("  " + json.dumps(label.as_json(), ensure_ascii=False) for label in labels)
+    path.write_text(head + '"labels": [\n' + body + "\n]}\n", encoding="utf-8")
+
+
+def findings_of(article: dict[str, Any], review: dict[str, Any]) -> list[Finding]:
+    return [
+        Finding(
+            article=article["id"],
+            language=article["language"],
+            line=issue.get("line_start"),
+            category=issue["category"],
+            severity=issue["severity"],
+            rule=issue.get("source") or issue["category"],
+            message=issue.get("problem") or "",
+        )
+        for issue in review["issues"]
+    ]
+
+
+def match_labels(
+    findings: list[Finding], labels: list[Label], renamed: dict[str, str] | None = None
+) -> tuple[list[Label | None], list[Label], int]:
+    """Each finding's label: the one with its exact key, else — when the message changed — the only
+    unused label with the same rule and line if that finding is the only one there. A rule listed in
+    `renamed` (new id → the id its labels were written under) is looked up under its old id. Returns
+    the labels per finding, the labels nothing matched, and how many matched on rule and line alone."""
+    renamed = renamed or {}
+    by_key = {label.key: label for label in labels}
+
+    def labelled_as(finding: Finding) -> tuple[str, str, int | None, str]:
+        article, rule, line, stem = finding.key
+        return (article, renamed.get(rule, rule), line, stem)
+
+    matched: list[Label | None] = [
+        by_key.get(finding.key) or by_key.get(labelled_as(finding)) for finding in findings
+    ]
+    used = {id(label) for label in matched if label is not None}
+    open_findings: dict[tuple[str, int | None], list[int]] = defaultdict(list)
+    for index, finding in enumerate(findings):
+        if matched[index] is None:
+            open_findings[(renamed.get(finding.rule, finding.rule), finding.line)].append(index)
+    open_labels: dict[tuple[str, int | None], list[Label]] = defaultdict(list)
+    for label in labels:
+        if id(label) not in used:
+            open_labels[(label.rule, label.line)].append(label)
+    loose = 0
+    for place, indices in open_findings.items():
+        candidates = open_labels.get(place, [])
+        if len(indices) == 1 and len(candidates) == 1:
+            matched[indices[0]] = candidates[0]
+            used.add(id(candidates[0]))
+            loose += 1
+    unused = [label for label in labels if id(label) not in used]
+    return matched, unused, loose
+
+
+def article_path(article: dict[str, Any], manifest: Path, shared: Path) -> Path:
+    base = manifest.parent if article["stored"] == "repo" else shared
+    return base / "articles" / f"{article['id']}.md"
+
+
+def refuse_heldout(split: str, environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
+    """Why the split may not be run now, or None."""
+    if split == "heldout" and environ.get(FROZEN_ENV) != "1":
+        return (
+            f"refusing to run the held-aside split: its articles are read only once the rules are "
+            f"frozen. Measure on --split dev while rules change; set {FROZEN_ENV}=1 to measure a "
+            f"finished rule set on heldout."
+        )
+    return None
+
+
+async def run_corpus(
+    split: str, *, manifest: Path = MANIFEST, labels_path: Path = LABELS, shared: Path = SHARED
+) -> CorpusRun:
+    reason = refuse_heldout(split)
+    if reason:
+        raise CorpusError(reason)
+    labels = load_corpus_labels(labels_path)
+    renamed = load_renamed(labels_path)
+    by_article: dict[str, list[Label]] = defaultdict(list)
+    for label in labels:
+        by_article[label.article].append(label)
+    run = CorpusRun(split)
+    for article in load_manifest(manifest):
+        if article["split"] != split:
+            continue
+        path = article_path(article, manifest, shared)
+        if not path.is_file():
+            run.skipped.append((article["id"], f"absent: {path}"))
+            continue
+        data = path.read_bytes()
+        if article.get("sha256") and hashlib.sha256(data).hexdigest() != article["sha256"]:
+            run.skipped.append((article["id"], f"differs from its recorded SHA-256: {path}"))
+            continue
+        text = data.decode("utf-8")
+        review = await review_text(text, Path(str(article.get("path") or path.name)).name)
+        findings = findings_of(article, review)
+        matched, unused, loose = match_labels(findings, by_article.get(article["id"], []), renamed)
+        run.unused += unused
+        run.loose_matches += loose
+        run.articles.append(
+            ScoredArticle(
+                article["id"],
+                article["language"],
+                bool(review["approved"]),
+                list(zip(findings, matched, strict=True)),
+                list(review.get("errors") or []),
+                text.split("\n"),
+            )
+        )
+    return run
+
+
+def _ratio(value: float | None) -> str:
+    return "—" if value is None else f"{value:.2f}"
+
+
+def verdict_table(title: str, tallies: dict[str, Verdicts], order: list[str], total: Verdicts) -> str:
+    rows = [
+        f"| {title} | findings | true | false | debatable | unlabelled | strict | lenient |",
+        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    ]
+    names = [n for n in order if n in tallies] + sorted(n for n in tallies if n not in order)
+    for name, tally in [*((n, tallies[n]) for n in names), ("**all**", total)]:
+        rows.append(
+            f"| {name} | {tally.findings} | {tally.true} | {tally.false} | {tally.debatable} | "
+            f"{tally.unlabelled} | {_ratio(tally.strict)} | {_ratio(tally.lenient)} |"
+        )
+    return "\n".join(rows)
+
+
+def corpus_report(
+    run: CorpusRun, *, by_rule: bool = False, show_unlabelled: bool = False, show_unused: bool = False
+) -> str:
+    from agents.proofread.schemas import CATEGORIES, SEVERITIES
+
+    total = run.total
+    lost = sum(1 for label in run.unused if label.verdict == "true")
+    out = [
+        f"Corpus split {run.split!r}: {len(run.articles)} articles scored, {len(run.skipped)} skipped; "
+        f"{total.findings} findings, {total.true} true, {total.unlabelled} unlabelled; "
+        f"{len(run.unused)} labels unused ({lost} of them true: real problems no longer reported); "
+        f"{run.loose_matches} matched on rule and line alone (message changed).",
+        "",
+    ]
+    for article_id, why in run.skipped:
+        out.append(f"skipped {article_id}: {why}")
+    if run.skipped:
+        out.append("")
+    out += [verdict_table("category", run.tally("category"), list(CATEGORIES), total), ""]
+    out += [verdict_table("severity", run.tally("severity"), list(SEVERITIES), total), ""]
+    out += [verdict_table("language", run.tally("language"), ["ja", "en"], total), ""]
+    if by_rule:
+        out += [verdict_table("rule", run.tally("rule"), [], total), ""]
+    rejected = [a for a in run.articles if any(f.severity == "critical" for f, _ in a.findings)]
+    out.append(
+        f"Rejected by a critical: {len(rejected)} of {len(run.articles)} articles"
+        + (":" if rejected else ".")
+    )
+    for article in rejected:
+        for finding, label in article.findings:
+            if finding.severity == "critical":
+                verdict = label.verdict if label and label.verdict else "unlabelled"
+                out.append(
+                    f"  {article.id}:{finding.line} {finding.rule} — labelled {verdict}: {finding.message}"
+                )
+    failed = [a for a in run.articles if a.errors]
+    for article in failed:
+        steps = ", ".join(f"{e.get('step')} ({e.get('error_type')})" for e in article.errors)
+        out.append(f"Checks failed on {article.id}: {steps}")
+    if show_unlabelled:
+        out += ["", "Unlabelled findings:"]
+        for article in run.articles:
+            for finding, label in article.findings:
+                if label is None or label.verdict is None:
+                    out.append(_describe(finding, article.lines))
+    if show_unused:
+        out += ["", "Unused labels:"]
+        out += [
+            f"  {label.article}:{label.line} {label.rule} [{label.verdict}] {label.stem}"
+            for label in run.unused
+        ]
+    return "\n".join(out)
+
+
+def _describe(finding: Finding, lines: list[str]) -> str:
+    text = ""
+    if finding.line is not None and 0 < finding.line <= len(lines):
+        text = lines[finding.line - 1].strip()
+        text = text if len(text) <= 100 else text[:99] + "…"
+    return (
+        f"  {finding.article}:{finding.line} [{finding.category}/{finding.severity}] {finding.rule}: "
+        f"{finding.message}\n      | {text}"
+    )
+
+
+def append_template(run: CorpusRun, labels_path: Path = LABELS) -> int:
+    """Add every finding no label matches to the labels file, verdict null; returns how many."""
+    labels = load_corpus_labels(labels_path)
+    keys = {label.key for label in labels}
+    added = 0
+    for article in run.articles:
+        for finding, label in article.findings:
+            if label is None and finding.key not in keys:
+                labels.append(
+                    Label(
+                        finding.article,
+                        finding.rule,
+                        finding.line,
+                        finding.key[3],
+                        None,
+                        "",
+                        {"category": finding.category, "severity": finding.severity},
+                    )
+                )
+                keys.add(finding.key)
+                added += 1
+    write_corpus_labels(labels, labels_path, load_renamed(labels_path))
+    return added
+
+
+async def corpus_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench proofread-quality --corpus")
+    parser.add_argument("--corpus", action="store_true")
+    parser.add_argument("--split", choices=SPLITS, default="dev")
+    parser.add_argument("--labels", type=Path, default=LABELS)
+    parser.add_argument("--manifest", type=Path, default=MANIFEST)
+    parser.add_argument(
+        "--shared", type=Path, default=SHARED, help="where articles stored outside the repository are"
+    )
+    parser.add_argument("--show-unlabelled", action="store_true")
+    parser.add_argument("--show-unused", action="store_true")
+    parser.add_argument("--by-rule", action="store_true")
+    parser.add_argument(
+        "--write-template",
+        action="store_true",
+        help="append unlabelled findings to the labels file with verdict null",
+    )
+    args = parser.parse_args(argv)
+    try:
+        run = await run_corpus(
+            args.split, manifest=args.manifest, labels_path=args.labels, shared=args.shared
+        )
+    except CorpusError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(
+        corpus_report(
+            run, by_rule=args.by_rule, show_unlabelled=args.show_unlabelled, show_unused=args.show_unused
+        )
+    )
+    if args.write_template:
+        added = append_template(run, args.labels)
+        print(f"\n{added} unlabelled findings appended to {args.labels} with verdict null.")
+    return 0
+
+
 async def main(argv: list[str]) -> int:
+    if "--corpus" in argv:
+        return await corpus_main(argv)
     verbose = "--verbose" in argv or "-v" in argv
     for title, folder in (("Development set", FIXTURES), ("Held-out set", HOLDOUT)):
         evaluation = await evaluate(folder)
-        print(f"{title}: deterministic checkers over {len(evaluation.findings)} labelled articles "
-              f"({folder.relative_to(FIXTURES.parent.parent.parent)}):\n")
+        print(
+            f"{title}: deterministic checkers over {len(evaluation.findings)} labelled articles "
+            f"({folder.relative_to(FIXTURES.parent.parent.parent)}):\n"
+        )
         print(table(evaluation) + "\n")
         if verbose:
             for name, finding in evaluation.false_positives:
-                print(f"FP  {name}:{finding.get('line_start')} [{finding['category']}] {finding.get('source')}: "
-                      f"{finding['problem']}")
+                print(
+                    f"FP  {name}:{finding.get('line_start')} [{finding['category']}] {finding.get('source')}: "
+                    f"{finding['problem']}"
+                )
             for name, label in evaluation.missed:
-                print(f"FN  {name}:{label.get('line')} [{label['category']}] "
-                      f"{label.get('rule') or label.get('note', '')}")
+                print(
+                    f"FN  {name}:{label.get('line')} [{label['category']}] "
+                    f"{label.get('rule') or label.get('note', '')}"
+                )
             print()
     return 0
 
