@@ -185,7 +185,7 @@ def table(evaluation: Evaluation) -> str:
 EVAL = Path(__file__).resolve().parent.parent / "eval" / "proofread"
 MANIFEST = EVAL / "corpus.json"
 LABELS = EVAL / "labels.json"
-SHARED = Path("/work/shared/proofread_corpus")
+SHARED = EVAL.parents[2] / "shared" / "proofread_corpus"  # beside the repository: articles not redistributable
 FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
 SPLITS = ("dev", "heldout")

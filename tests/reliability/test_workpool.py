@@ -5,6 +5,7 @@ wait their turn while other users' go ahead; /proofread uses it, and other users
 from __future__ import annotations
 
 import asyncio
+import gc
 import os
 import re
 import subprocess
@@ -16,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import bot.loop
 from agents.hotel.agent import HotelAgent
 from agents.proofread.agent import ProofreadAgent
 from bot import workpool
@@ -162,7 +164,12 @@ async def test_the_turn_deadline_can_stop_a_job_still_waiting_for_its_users_slot
     await running
 
 
-def test_a_large_result_arrives_whole_on_every_event_loop():
+def test_a_large_result_arrives_whole_on_every_event_loop(monkeypatch: pytest.MonkeyPatch):
+    # bot.loop.run tunes the collector for the whole process; put it back for the other tests.
+    monkeypatch.setattr(bot.loop, "_gc_tuned", bot.loop._gc_tuned)
+    threshold = gc.get_threshold()
+    monkeypatch.setattr(bot.loop, "GC_GEN0_THRESHOLD", threshold[0])
+
     async def main() -> list[int]:
         pool = WorkPool(WorkLimits(processes=1))
         try:
