@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+import re
 import threading
 from dataclasses import dataclass
 from typing import Any
@@ -67,3 +69,178 @@ def tokenize(text: str) -> list[Token]:
                 end=offset + morpheme.end(),
             ))
     return tokens
+
+
+# --- rules on tokens ------------------------------------------------------------------------------
+# Each function takes one sentence's tokens and returns the tokens a finding is about; the
+# checkers turn them into issues. They judge parts of speech, not characters: 「には」 is not 「は」,
+# 「書いてて」 is two different て, 「〜てみようと思う」 is an intention, not a hedge.
+
+# Particles whose repetition in one clause reads badly (textlint's no-doubled-joshi idea). Only
+# は and を: a doubled が, に or で is usually grammatical (これが我々がやりたかったこと,
+# 東京に3時に着く, 既定の設定でシングルスレッドで動かす), so reporting it is mostly noise.
+TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
+# 「Xを元に」「Xを中心に」: を + one of these nouns + に is a fixed phrase, not a second object.
+_FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭"}
+# 「に関して」「について」「によって」「において」「にとって」「として」…: particle + verb work as one
+# compound particle. 使う/用いる are left out: 「AをBを使って」 is a real doubled を.
+_COMPOUND_PARTICLE_VERBS = {
+    "に": {"関する", "対する", "つく", "よる", "おく", "於く", "基づく", "とる", "向ける", "沿う", "伴う", "従う",
+           "応じる", "加える", "比べる", "際する", "わたる", "渡る", "限る", "当たる", "あたる", "おける", "関わる"},
+    "を": {"通じる", "通す", "介する", "経る", "除く", "問う", "含める", "めぐる", "巡る", "はじめる", "始める"},
+}
+_PREDICATES = {"動詞", "形容詞", "助動詞"}
+# Same-word repetitions that are idiomatic, not typing slips (めでたしめでたし, などなど).
+_REDUPLICATION_POS = {"副詞", "感動詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
+_REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
+_KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
+_SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
+_OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
+
+
+def _is_separator(token: Token) -> bool:
+    """What ends a clause for the doubled-particle rule: 、 , ・ brackets and symbols, and blanks
+    (code, math or a link target masked out of the sentence: words the rule cannot see)."""
+    return token.pos1 in ("補助記号", "記号", "空白") and token.surface not in ("ー", "〜")
+
+
+def _contrastive_wa(tokens: list[Token], index: int) -> bool:
+    """A は after an adverbial word (直接は, 今は, 完全には) contrasts, it does not mark a topic."""
+    previous = tokens[index - 1] if index else None
+    if previous is None:
+        return False
+    return previous.pos1 in ("副詞", "形状詞", "助動詞", "接尾辞") or "副詞可能" in previous.pos[2] or (
+        "形状詞可能" in previous.pos[2]
+    )
+
+
+def _compound_particle(tokens: list[Token], index: int) -> bool:
+    token = tokens[index]
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None:
+        return False
+    if token.surface == "を" and following.base in _FIXED_NOUNS_AFTER_WO:
+        after = tokens[index + 2] if index + 2 < len(tokens) else None
+        return after is not None and after.surface == "に"
+    if token.surface == "と" or (token.surface == "に" and following.surface == "し"):
+        return following.base == "する"  # 「として」「にして」
+    return following.pos1 == "動詞" and following.base in _COMPOUND_PARTICLE_VERBS.get(token.surface, ())
+
+
+def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
+    """Pairs of the same simple particle twice in one clause: 「私は彼は好きだ」, 「設定をファイルを
+    変更する」. Not a pair: particles in compounds (には, では, とは, を元に, に関して), a 読点, a
+    bracket or any other symbol between them, a predicate or conjunctive particle between them
+    (two clauses, each with its own particle), or more than six words apart."""
+    candidates: list[int] = []
+    for index, token in enumerate(tokens):
+        if token.pos1 != "助詞" or (token.surface, token.pos2) not in TRACKED_PARTICLES:
+            continue
+        previous = tokens[index - 1] if index else None
+        following = tokens[index + 1] if index + 1 < len(tokens) else None
+        if previous is not None and previous.pos1 in ("助詞", "助動詞") and previous.end == token.begin:
+            continue  # では, には, とは, ではない
+        if following is not None and following.pos1 == "助詞" and following.begin == token.end:
+            continue  # には, をも, でも: a compound, not the simple particle
+        if _compound_particle(tokens, index) or (token.surface == "は" and _contrastive_wa(tokens, index)):
+            continue
+        candidates.append(index)
+    pairs: list[tuple[Token, Token]] = []
+    last_of_kind: dict[tuple[str, str], int] = {}
+    for index in candidates:
+        token = tokens[index]
+        key = (token.surface, token.pos2)
+        first = last_of_kind.get(key)
+        last_of_kind[key] = index
+        if first is None or index - first > 6:
+            continue
+        between = tokens[first + 1 : index]
+        if any(
+            _is_separator(t) or t.pos1 in _PREDICATES or t.pos2 == "接続助詞" or t.pos1 == "接続詞"
+            for t in between
+        ):
+            continue
+        pairs.append((tokens[first], token))
+    return pairs
+
+
+def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
+    """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
+    alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
+    particles (などなど), numerals (ひとつひとつ), and pairs that only share their spelling
+    (書いてて: the auxiliary てる, then the particle て)."""
+    words = [t for t in tokens if t.pos1 != "空白"]
+    pairs = []
+    for previous, current in itertools.pairwise(words):
+        if (
+            previous.surface == current.surface
+            and previous.pos[:2] == current.pos[:2]
+            and previous.base == current.base
+            and previous.pos1 not in _REDUPLICATION_POS
+            and previous.pos2 not in _REDUPLICATION_POS2
+            and not _SYMBOLS.fullmatch(current.surface)
+            and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
+            and current.begin - previous.end <= 1
+        ):
+            pairs.append((previous, current))
+    return pairs
+
+
+def hedges(tokens: list[Token]) -> list[Token]:
+    """The 「と」 of a hedging 〜と思う / 〜と思います / 〜と思われます that ends a sentence (or a
+    clause, before が or けど). Not hedges: intentions (〜しようと思います, 〜てみようと思う,
+    〜したいと思います), quoted thoughts (「なるほど」と思う), past narration (〜と思いました),
+    questions (〜と思いますか), conditions and reasons (〜だと思うと, 〜と思うので)."""
+    found = []
+    for index, token in enumerate(tokens):
+        if token.base != "思う" or token.pos1 != "動詞" or index < 2:
+            continue
+        particle, before = tokens[index - 1], tokens[index - 2]
+        if particle.surface != "と" or particle.pos1 != "助詞":
+            continue
+        if before.pos2 == _CLOSE_BRACKET or before.surface in ("」", "』", "”", "\"", ")", "）"):
+            continue  # a quoted thought
+        if before.conjugation_form.startswith("意志推量形") or (
+            before.pos1 == "助動詞" and before.base in ("う", "よう", "まい", "たい")
+        ):
+            continue  # an intention or wish
+        rest = [t for t in tokens[index + 1 : index + 8] if t.pos1 != "空白"]  # a window: linear time
+        while rest and rest[0].pos1 == "助動詞" and rest[0].base in ("ます", "れる", "られる", "です"):
+            rest.pop(0)  # 思います, 思われます
+        after = rest[0] if rest else None
+        if after is None or after.pos1 == "補助記号" or (
+            after.pos2 == "接続助詞" and after.surface in ("が", "けど", "けれど", "けれども")
+        ) or (after.pos2 == "終助詞" and after.surface in ("よ", "ね")):
+            found.append(particle)
+    return found
+
+
+def conjunctive_ga(tokens: list[Token]) -> list[Token]:
+    """The conjunctive 「が」 (〜ですが、) from the second one in a sentence on
+    (textlint's no-doubled-conjunctive-particle-ga)."""
+    ga = [t for t in tokens if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞"]
+    return ga[1:]
+
+
+# Auxiliaries that attach to a verb's stem, never straight to a noun: 「実装ます」, 「配布る」,
+# 「設定れる」 lack the する that would carry them. Value: what the writer most likely meant.
+_VERB_ENDINGS = {"ます": "し", "れる": "さ", "せる": "さ", "り": "", "た": "し"}
+
+
+def conjugation_errors(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(noun, ending, likely intended) where a サ変 noun (配布, 指定) is followed directly by a verb
+    ending it cannot carry: 「配布ることができます」 (配布することが), 「実装ます」 (実装します),
+    「指定しまう」 (指定してしまう / 指定します). Sudachi reads these as a noun plus a classical or
+    stray auxiliary, a sequence modern prose does not contain."""
+    found = []
+    for previous, token in itertools.pairwise(tokens):
+        if previous.pos[:3] != ("名詞", "普通名詞", "サ変可能") or previous.end != token.begin:
+            continue
+        if token.pos1 == "助動詞" and token.base in _VERB_ENDINGS:
+            ending = "する" if token.base == "り" else _VERB_ENDINGS[token.base] + token.surface
+            found.append((previous, token, previous.surface + ending))
+        elif token.pos1 == "助詞" and token.surface == "て" and token.pos2 in ("接続助詞", "副助詞"):
+            found.append((previous, token, previous.surface + "して"))
+        elif token.pos1 == "動詞" and token.base == "しまう":
+            found.append((previous, token, previous.surface + "して" + token.surface))
+    return found

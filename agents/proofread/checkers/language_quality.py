@@ -1,11 +1,11 @@
 """language_quality: deterministic rules (Sudachi for Japanese) plus the model's review when one
-is configured. Rules: sentence length, doubled particles, mixed です/ます and である, doubled
-words, ら抜き, too many 読点, repeated conjunctions, weak or redundant phrases."""
+is configured. Rules: sentence length, doubled particles, doubled conjunctive が, mixed です/ます and
+である, doubled words, ら抜き, too many 読点, repeated conjunctions, hedges, weak or redundant
+phrases, and spelling (checkers/spelling.py). Japanese articles get their messages in Japanese."""
 
 from __future__ import annotations
 
 import asyncio
-import itertools
 import re
 from collections import Counter
 from typing import Literal
@@ -13,31 +13,43 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
-from agents.proofread.japanese import Token, tokenize
+from agents.proofread.checkers.spelling import SpellingChecker
+from agents.proofread.japanese import (
+    Token,
+    conjunctive_ga,
+    doubled_particles,
+    doubled_words,
+    hedges,
+    tokenize,
+)
 from agents.proofread.llm import anchor_quote
 from agents.proofread.prompts import render_prompt
-from agents.proofread.schemas import Issue, ParsedArticle, SkippedCheck
+from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import Sentence, mask_for_prose, split_sentences
 from bot.faults import TurnFailed
 
-# Particles whose repetition in one sentence reads badly (textlint's no-doubled-joshi idea).
-DOUBLED_PARTICLES = {("は", "係助詞"), ("が", "格助詞"), ("を", "格助詞"), ("に", "格助詞"), ("で", "格助詞")}
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
           "降りれる", "浴びれる", "生きれる", "落ちれる", "信じれる", "閉じれる", "感じれる"}
-WEAK_JA: tuple[tuple[re.Pattern[str], str, str], ...] = (
-    (re.compile(r"かもしれ(ない|ません)"), "hedging (かもしれない)", "Say it plainly, or say what you are unsure of and why."),
-    (re.compile(r"と思(います|う|われます|われる)"), "hedging (と思う)", "State it directly (〜です) if you have checked it."),
-    (re.compile(r"ような気がし"), "hedging (ような気がする)", "State it directly, or explain the doubt."),
-    (re.compile(r"することができ"), "redundant (することができる)", "Write 〜できる."),
-    (re.compile(r"(?<=[\u4e00-\u9fff])を(行う|行います|行なう|行なって|行って)"), "redundant (〜を行う)",
-     "Use the verb form, e.g. 実行を行う → 実行する."),
-    (re.compile(r"(みたい|的)な感じ"), "vague (〜な感じ)", "Say concretely what you mean."),
+# (pattern, rule, problem, suggestion) for phrases found by their characters; the と思う hedge is
+# judged on tokens (japanese.hedges) since its volitional and quoted uses read the same.
+WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
+    # Only ending a sentence: 「〜かもしれないが、」 concedes a point, it does not hedge one.
+    (re.compile(r"かもしれ(ない|ません)(ね|よ)?[。！？!?]?\s*$"), "rule:hedge", "ぼかした表現（〜かもしれない）",
+     "確かめたことなら言い切り、不確かなら何が不確かでなぜかを書いてください。"),
+    (re.compile(r"ような気がし"), "rule:hedge", "ぼかした表現（〜ような気がする）",
+     "言い切るか、疑問の理由を書いてください。"),
+    (re.compile(r"することができ"), "rule:redundant-phrase", "冗長な表現（〜することができる）", "「〜できる」と書けます。"),
+    (re.compile(r"(?<=[\u4e00-\u9fff])を(行う|行います|行なう|行なって|行って)"), "rule:redundant-phrase",
+     "冗長な表現（〜を行う）", "動詞で書けます（例: 実行を行う → 実行する）。"),
+    (re.compile(r"(みたい|的)な感じ"), "rule:weak-phrase", "あいまいな表現（〜な感じ）", "具体的に何を言いたいかを書いてください。"),
 )
-WEAK_EN = re.compile(
-    r"(?i)\b(very|really|basically|obviously|quite|actually|I think|I believe|in order to|it goes without saying)\b"
-)
+EN_HEDGE = re.compile(r"(?i)\b(I think|I believe)\b")
+EN_REDUNDANT = re.compile(r"(?i)\b(in order to|it goes without saying)\b")
+# Intensifiers (very, really, quite, actually) are left alone: in published English articles they
+# were almost never worth a note. These two talk down to a reader who did not find it obvious.
+WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
 EN_DOUBLE = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
-EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock"}
+EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
@@ -112,11 +124,21 @@ class LanguageQualityChecker(BaseChecker):
         lines = prose
         japanese = article.language == "ja"
         sentences = split_sentences(lines, japanese=japanese)
+        spelling = SpellingChecker(self.context)
+        issues = spelling.english(article)
         if japanese:
-            return self._japanese(article, sentences)
-        return self._english(article, sentences)
+            return self._japanese(article, sentences, spelling) + issues
+        return self._english(article, sentences) + issues
 
-    def _japanese(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
+    def _say(
+        self, article: ParsedArticle, severity: Severity, line: int | None, rule: str,
+        ja: tuple[str, str, str], en: tuple[str, str, str], *, line_end: int | None = None,
+    ) -> Issue:
+        """An issue in the article's language: (problem, suggestion, reason) in Japanese or English."""
+        problem, suggestion, reason = ja if article.language == "ja" else en
+        return self.issue(article, severity, line, problem, suggestion, reason, rule, line_end=line_end)
+
+    def _japanese(self, article: ParsedArticle, sentences: list[Sentence], spelling: SpellingChecker) -> list[Issue]:
         issues: list[Issue] = []
         styles: list[tuple[Sentence, Style]] = []
         previous_conjunction: str | None = None
@@ -125,27 +147,31 @@ class LanguageQualityChecker(BaseChecker):
             kind = article.kind(sentence.line_start)
             issues += self._length_ja(article, sentence)
             issues += self._doubled_particles(article, sentence, tokens)
+            issues += self._conjunctive_ga(article, sentence, tokens)
             issues += self._doubled_words(article, sentence, tokens)
             issues += self._ranuki(article, sentence, tokens)
-            issues += self._weak_ja(article, sentence)
+            issues += self._weak_ja(article, sentence, tokens)
+            issues += spelling.japanese(article, sentence, tokens)
             commas = sentence.text.count("、") + sentence.text.count("，")
             if commas > self.config.max_commas_ja:
-                issues.append(self.issue(
-                    article, "suggestion", sentence.line_start,
-                    f"This sentence has {commas} 読点 (、).",
-                    "Split it into two sentences.",
-                    "Many commas in one sentence usually mean several ideas are packed together.",
-                    "rule:max-ten", line_end=sentence.line_end,
+                issues.append(self._say(
+                    article, "suggestion", sentence.line_start, "rule:max-ten",
+                    (f"一文に読点（、）が{commas}個あります。", "二つの文に分けてください。",
+                     "読点が多い文は、いくつもの内容を詰め込んでいることがほとんどです。"),
+                    (f"This sentence has {commas} 読点 (、).", "Split it into two sentences.",
+                     "Many commas in one sentence usually mean several ideas are packed together."),
+                    line_end=sentence.line_end,
                 ))
             words = [t for t in tokens if t.pos1 not in ("空白",)]
             conjunction = words[0].surface if words and words[0].pos1 == "接続詞" else None
             if conjunction and conjunction == previous_conjunction:
-                issues.append(self.issue(
-                    article, "suggestion", sentence.line_start,
-                    f"Two sentences in a row start with 「{conjunction}」.",
-                    "Vary the connective or merge the sentences.",
-                    "Repeated connectives make the text monotonous and blur the logic.",
-                    "rule:doubled-conjunction",
+                issues.append(self._say(
+                    article, "suggestion", sentence.line_start, "rule:doubled-conjunction",
+                    (f"「{conjunction}」で始まる文が二つ続いています。", "接続詞を変えるか、二つの文をまとめてください。",
+                     "同じ接続詞が続くと単調になり、論理の流れもぼやけます。"),
+                    (f"Two sentences in a row start with 「{conjunction}」.",
+                     "Vary the connective or merge the sentences.",
+                     "Repeated connectives make the text monotonous and blur the logic."),
                 ))
             previous_conjunction = conjunction
             if kind == "text" and sentence.text.rstrip().endswith("。"):
@@ -157,82 +183,57 @@ class LanguageQualityChecker(BaseChecker):
 
     def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
         length = len(re.sub(r"\s", "", sentence.text))
-        if length <= self.config.max_sentence_chars_ja:
+        limit = self.config.max_sentence_chars_ja
+        if length <= limit:
             return []
-        return [self.issue(
-            article, "suggestion", sentence.line_start,
-            f"Long sentence ({length} characters).",
-            f"Split it; aim for under {self.config.max_sentence_chars_ja} characters.",
-            "Long Japanese sentences are hard to parse, especially with technical terms.",
-            "rule:sentence-length", line_end=sentence.line_end,
+        return [self._say(
+            article, "suggestion", sentence.line_start, "rule:sentence-length",
+            (f"長い文です（{length}文字）。", f"{limit}文字以内を目安に分けてください。",
+             "長い文は、専門用語が多いとなおさら読みにくくなります。"),
+            (f"Long sentence ({length} characters).", f"Split it; aim for under {limit} characters.",
+             "Long Japanese sentences are hard to parse, especially with technical terms."),
+            line_end=sentence.line_end,
         )]
 
     def _doubled_particles(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
-        # Merge runs of particles (で+は → では) so では and は are different words, as in textlint.
-        particles: list[tuple[str, str, int, int]] = []  # (surface, type, token index, offset)
-        index = 0
-        while index < len(tokens):
-            token = tokens[index]
-            if token.pos1 == "助詞":
-                surface, kind = token.surface, token.pos2
-                start = index
-                while index + 1 < len(tokens) and tokens[index + 1].pos1 == "助詞":
-                    index += 1
-                    surface += tokens[index].surface
-                if (surface, kind) in DOUBLED_PARTICLES:
-                    particles.append((surface, kind, start, token.begin))
-            index += 1
-        if len(particles) < 2:
-            return []
-        # Each particle is paired with the next one of its kind only: the reasons to let a pair
-        # pass (a 読点 or a predicate between them, too far apart) hold for every later one as
-        # well. Counts so far, to test "between" without rescanning: comparing every pair was
-        # quadratic in the length of a sentence (a paragraph without 。 is one sentence).
-        commas = [0, *itertools.accumulate(char in "、，" for char in sentence.text)]
-        predicates = [0, *itertools.accumulate(t.pos1 in PREDICATES for t in tokens)]
-        following: list[int | None] = [None] * len(particles)
-        last_of_kind: dict[tuple[str, str], int] = {}
-        for i in range(len(particles) - 1, -1, -1):
-            key = particles[i][:2]
-            following[i] = last_of_kind.get(key)
-            last_of_kind[key] = i
-        for i, (surface, _kind, token_index, offset) in enumerate(particles):
-            j = following[i]
-            if j is None:
-                continue
-            _surface, _other_kind, other_index, other_offset = particles[j]
-            if commas[other_offset] - commas[min(offset + 1, other_offset)]:
-                continue  # 「AはX、BはY」: parallel clauses, each with its own particle
-            if surface != "は" and other_index - token_index > 12:
-                continue
-            if predicates[other_index] - predicates[min(token_index + 1, other_index)]:
-                continue  # a predicate in between: two clauses, each with its own particle
-            line = sentence.line_at(other_offset)
-            return [self.issue(
-                article, "warning", line,
-                f"The particle 「{surface}」 appears twice in one sentence: "
-                f"「{sentence.text[max(0, offset - 6) : other_offset + 2].strip()}」.",
-                "Rephrase so the particle is used once, or split the sentence.",
-                "Doubled particles make the subject/object relation ambiguous (no-doubled-joshi).",
-                "rule:doubled-particle",
+        """rule:doubled-particle — the same particle twice in one clause (japanese.doubled_particles)."""
+        for first, second in doubled_particles(tokens):
+            excerpt = sentence.text[max(0, first.begin - 6) : second.end + 2].strip()
+            return [self._say(
+                article, "suggestion", sentence.line_at(second.begin), "rule:doubled-particle",
+                (f"助詞「{first.surface}」が一つの節で二度使われています: 「{excerpt}」",
+                 "助詞が一度で済むように言い換えるか、文を分けてください。",
+                 "同じ助詞が重なると、主語や目的語の関係があいまいになります（no-doubled-joshi）。"),
+                (f"The particle 「{first.surface}」 appears twice in one clause: 「{excerpt}」.",
+                 "Rephrase so the particle is used once, or split the sentence.",
+                 "Doubled particles make the subject/object relation ambiguous (no-doubled-joshi)."),
             )]
         return []
 
+    def _conjunctive_ga(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
+        """rule:doubled-conjunctive-ga — 〜が、〜が、 in one sentence."""
+        extra = conjunctive_ga(tokens)
+        if not extra:
+            return []
+        return [self._say(
+            article, "suggestion", sentence.line_at(extra[0].begin), "rule:doubled-conjunctive-ga",
+            ("一文に逆接の「が」が二度以上使われています。", "「が」の所で文を分けてください。",
+             "「〜が、〜が」と続く文は、どこで話が反転するのかが読み取りにくくなります。"),
+            ("The conjunctive 「が」 appears twice in one sentence.", "Split the sentence at a 「が」.",
+             "Two contrasts in one sentence make it hard to see where the argument turns."),
+            line_end=sentence.line_end,
+        )]
+
     def _doubled_words(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
-        words = [t for t in tokens if t.pos1 != "空白"]
-        for previous, current in itertools.pairwise(words):
-            if (
-                previous.surface == current.surface
-                and previous.pos1 not in SKIP_POS
-                and not previous.pos[1].startswith("数詞")
-                and not re.fullmatch(r"[\d.,ー〜~\-_=*#]+", current.surface)
-                and current.begin - previous.end <= 1
-            ):
-                return [self.issue(
-                    article, "warning", sentence.line_at(current.begin),
-                    f"Doubled word: 「{previous.surface}{current.surface}」.",
-                    f"Remove one 「{current.surface}」.", "Usually a typing slip.", "rule:doubled-word",
-                )]
+        """rule:doubled-word — the same word typed twice (japanese.doubled_words)."""
+        for previous, current in doubled_words(tokens):
+            doubled = previous.surface + current.surface
+            return [self._say(
+                article, "warning", sentence.line_at(current.begin), "rule:doubled-word",
+                (f"同じ語が続いています: 「{doubled}」", f"「{current.surface}」を一つ消してください。",
+                 "ほとんどの場合、入力の誤りです。"),
+                (f"Doubled word: 「{doubled}」.", f"Remove one 「{current.surface}」.", "Usually a typing slip."),
+            )]
         return []
 
     def _ranuki(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
@@ -246,21 +247,32 @@ class LanguageQualityChecker(BaseChecker):
                 ranuki = True
             if ranuki:
                 word = token.surface if token.pos1 == "動詞" else tokens[index - 1].surface + token.surface
-                return [self.issue(
-                    article, "warning", sentence.line_at(token.begin), f"ら抜き言葉: 「{word}」.",
-                    f"Write 「{word[:-2]}られる」.",
-                    "The ら-less potential form is colloquial; technical writing uses 〜られる.",
-                    "rule:ranuki",
+                fixed = f"{word[:-2]}られる"
+                return [self._say(
+                    article, "warning", sentence.line_at(token.begin), "rule:ranuki",
+                    (f"ら抜き言葉: 「{word}」", f"「{fixed}」と書いてください。",
+                     "ら抜きの可能形は話し言葉です。技術文書では「〜られる」を使います。"),
+                    (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」.",
+                     "The ら-less potential form is colloquial; technical writing uses 〜られる."),
                 )]
         return []
 
-    def _weak_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
+    def _weak_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         issues = []
-        for pattern, what, fix in WEAK_JA:
+        for particle in hedges(tokens)[:1]:
+            issues.append(self._say(
+                article, "suggestion", sentence.line_at(particle.begin), "rule:hedge",
+                ("ぼかした表現（〜と思う）", "確かめたことなら「〜です」と言い切ってください。",
+                 "推量でぼかした書き方は、技術的な主張を弱めます。"),
+                ("Hedging: 〜と思う.", "State it directly (〜です) if you have checked it.",
+                 "Hedged phrasing weakens a technical claim."),
+            ))
+        for pattern, rule, what, fix in WEAK_JA:
             if match := pattern.search(sentence.text):
-                issues.append(self.issue(
-                    article, "suggestion", sentence.line_at(match.start()), f"Weak phrasing: {what}.", fix,
-                    "Hedged or padded phrasing weakens technical writing.", "rule:weak-phrase",
+                issues.append(self._say(
+                    article, "suggestion", sentence.line_at(match.start()), rule,
+                    (what, fix, "ぼかした表現や回りくどい表現は、技術文書を読みにくくします。"),
+                    (f"Weak or padded phrasing: {what}.", fix, "Hedged or padded phrasing weakens technical writing."),
                 ))
         return issues
 
@@ -271,13 +283,17 @@ class LanguageQualityChecker(BaseChecker):
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
         label = {"polite": "です/ます", "plain": "だ/である"}
         return [
-            self.issue(
-                article, "warning", sentence.line_start,
-                f"This sentence uses the {label[style]} style; the article mostly uses {label[majority]} "
-                f"({counts[majority]} sentences against {counts[style]}).",
-                f"Rewrite it in the {label[majority]} style.",
-                "Mixing です/ます and である styles in the body reads as careless.",
-                "rule:mixed-style", line_end=sentence.line_end,
+            self._say(
+                article, "warning", sentence.line_start, "rule:mixed-style",
+                (f"この文は{label[style]}調ですが、記事の大半は{label[majority]}調です"
+                 f"（{counts[majority]}文対{counts[style]}文）。",
+                 f"{label[majority]}調に書き直してください。",
+                 "本文で です/ます調 と である調 が混ざると、雑な印象を与えます。"),
+                (f"This sentence uses the {label[style]} style; the article mostly uses {label[majority]} "
+                 f"({counts[majority]} sentences against {counts[style]}).",
+                 f"Rewrite it in the {label[majority]} style.",
+                 "Mixing です/ます and である styles in the body reads as careless."),
+                line_end=sentence.line_end,
             )
             for sentence, style in styles
             if style != majority
@@ -295,19 +311,27 @@ class LanguageQualityChecker(BaseChecker):
                     "rule:sentence-length", line_end=sentence.line_end,
                 ))
             for match in EN_DOUBLE.finditer(sentence.text):
-                if match.group(1).lower() not in EN_DOUBLE_OK:
-                    issues.append(self.issue(
-                        article, "warning", sentence.line_at(match.start()),
-                        f"Doubled word: “{match.group(0)}”.", f"Remove one “{match.group(1)}”.",
-                        "Usually a typing slip.", "rule:doubled-word",
-                    ))
-            for match in WEAK_EN.finditer(sentence.text):
+                word = match.group(1).lower()
+                before = sentence.text[: match.start()].split()[-1:]
+                after = sentence.text[match.end() :].split()[:1]
+                if word in EN_DOUBLE_OK or [w.lower() for w in before + after].count(word):
+                    continue  # "long long", or a deliberate run of three ("far far far away")
                 issues.append(self.issue(
-                    article, "suggestion", sentence.line_at(match.start()),
-                    f"Weak or filler phrase: “{match.group(0)}”.",
-                    "Remove it or replace it with something specific.",
-                    "Fillers and hedges dilute technical writing.", "rule:weak-phrase",
+                    article, "warning", sentence.line_at(match.start()),
+                    f"Doubled word: “{match.group(0)}”.", f"Remove one “{match.group(1)}”.",
+                    "Usually a typing slip.", "rule:doubled-word",
                 ))
+            for pattern, rule, reason in (
+                (EN_HEDGE, "rule:hedge", "Hedges weaken a technical claim; state it, or say what is uncertain."),
+                (EN_REDUNDANT, "rule:redundant-phrase", "The shorter phrase says the same."),
+                (WEAK_EN, "rule:weak-phrase", "Fillers dilute technical writing."),
+            ):
+                for match in pattern.finditer(sentence.text):
+                    issues.append(self.issue(
+                        article, "suggestion", sentence.line_at(match.start()),
+                        f"Weak or filler phrase: “{match.group(0)}”.",
+                        "Remove it or replace it with something specific.", reason, rule,
+                    ))
         return issues
 
     # --- the model's review ------------------------------------------------------------------
