@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, fields
 
+from agents.proofread.rules import parse_settings, settings_from_file, settings_from_text
 from agents.proofread.schemas import CATEGORIES
 
 # Articles larger than this are refused before any work starts (Zenn and Qiita articles are
@@ -35,6 +36,9 @@ class GraphConfig:
     # LLM work per article.
     llm_chunk_chars: int = 12_000
     max_claims: int = 12
+    # Per-rule settings, (rule id, off|on|critical|warning|suggestion): PROOFREAD_CONFIG (a YAML
+    # or JSON file), then PROOFREAD_RULES="rule-id=off,other-id=warning" over it.
+    rules: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
         if not 1_000 <= self.max_article_bytes <= 5_000_000:
@@ -62,6 +66,12 @@ class GraphConfig:
             raise ValueError("llm_chunk_chars must be >= 1,000")
         if not 0 <= self.max_claims <= 50:
             raise ValueError("max_claims must be 0-50")
+        # Normalised (lower-case ids, true/false as on/off); RuleConfigError, a ValueError, when bad.
+        object.__setattr__(self, "rules", tuple(parse_settings(self.rules, "rules").items()))
+
+    @property
+    def rule_settings(self) -> dict[str, str]:
+        return dict(self.rules)
 
     @classmethod
     def from_env(cls, environ: dict[str, str] | None = None) -> GraphConfig:
@@ -69,6 +79,8 @@ class GraphConfig:
         env = os.environ if environ is None else environ
         values: dict[str, object] = {}
         for spec in fields(cls):
+            if spec.name == "rules":
+                continue
             raw = env.get(f"PROOFREAD_{spec.name.upper()}")
             if raw is None:
                 continue
@@ -82,4 +94,7 @@ class GraphConfig:
                     raise ValueError(f"{name} must be a number") from None  # never echo the value
             else:
                 values[spec.name] = tuple(part.strip() for part in raw.split(",") if part.strip())
+        settings = settings_from_file(env["PROOFREAD_CONFIG"]) if env.get("PROOFREAD_CONFIG") else {}
+        settings.update(settings_from_text(env.get("PROOFREAD_RULES", "")))
+        values["rules"] = tuple(settings.items())
         return cls(**values)  # type: ignore[arg-type]

@@ -9,7 +9,9 @@ The child is `python -m agents.proofread.linter [module:function]`, started with
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import logging
 import os
 import subprocess
@@ -34,16 +36,33 @@ class LinterFailed(Exception):
     pass
 
 
+class LinterCannotRead(LinterFailed):
+    """pymarkdownlnt's own parser gave up on this text (BadTokenizationError): the same text
+    fails the same way every time, so trying again does not help."""
+
+    MARKER = "BadTokenizationError"
+
+
 def pymarkdown_scan(text: str, extensions: tuple[str, ...], disabled: tuple[str, ...]) -> list[Failure]:
     """Run pymarkdownlnt on `text` (in the worker process)."""
-    from pymarkdown.api import PyMarkdownApi
+    from pymarkdown.api import PyMarkdownApi, PyMarkdownApiException
 
+    # pymarkdownlnt logs a traceback through the root logger (and may print) before raising;
+    # the exception says all we need.
+    logging.getLogger("pymarkdown").disabled = True
     api = PyMarkdownApi()
     for extension in extensions:
         api.enable_extension_by_identifier(extension)
     for rule in disabled:
         api.disable_rule_by_identifier(rule)
-    result = api.scan_string(text)
+    sink = io.StringIO()
+    try:
+        with contextlib.redirect_stdout(sink), contextlib.redirect_stderr(sink):
+            result = api.scan_string(text)
+    except PyMarkdownApiException as exc:
+        if LinterCannotRead.MARKER in str(exc):
+            raise LinterCannotRead(f"{LinterCannotRead.MARKER}: pymarkdownlnt could not parse this text") from None
+        raise
     return [
         (f.line_number, f.column_number, f.rule_id.lower(), (f.extra_error_information or "").strip())
         for f in result.scan_failures
@@ -98,6 +117,8 @@ class LinterWorker:
         finally:
             self._lock.release()
         if status == "error":
+            if LinterCannotRead.MARKER in payload:
+                raise LinterCannotRead(payload)
             raise LinterFailed(payload)
         return payload  # type: ignore[no-any-return]
 

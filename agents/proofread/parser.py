@@ -1,10 +1,23 @@
-"""Parse a Markdown article (Zenn, Qiita or plain) into a ParsedArticle with exact line numbers."""
+"""Parse a Markdown article (Zenn, Qiita, Hugo/Jekyll/Zola or plain) into a ParsedArticle with exact
+line numbers, from markdown-it-py's token stream. Text in, plain data out: it runs in work-pool
+processes."""
 
 from __future__ import annotations
 
 import re
+import tomllib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from functools import lru_cache
+from typing import Any, Literal
 
 import yaml
+from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
+from markdown_it.token import Token
+from mdit_py_plugins.container import container_plugin
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from mdit_py_plugins.footnote import footnote_plugin
 
 from agents.proofread.schemas import (
     ArticleType,
@@ -15,199 +28,215 @@ from agents.proofread.schemas import (
     Language,
     LineKind,
     Link,
-    LinkKind,
     ParsedArticle,
+    Platform,
+    Suppression,
 )
-from agents.proofread.text import count_kana, mask_code_spans
+from agents.proofread.text import count_kana, replace_spans
 
-ZENN_KEYS = frozenset({"emoji", "topics", "type", "published_at", "publication_name"})
-QIITA_KEYS = frozenset({"tags", "private", "updated_at", "organization_url_name", "slide", "ignorePublish"})
+PLATFORMS: tuple[Platform, ...] = ("zenn", "qiita", "hugo", "jekyll", "zola", "plain")
+# `/proofread platform:zenn` — the first line of the text names the platform.
+PLATFORM_DIRECTIVE = re.compile(r"^\s*platform\s*[:=]\s*(zenn|qiita|hugo|jekyll|zola|plain)\s*$", re.I)
+ZENN_KEYS = frozenset({"emoji", "type", "topics", "published", "published_at", "publication_name"})
+QIITA_KEYS = frozenset({"private", "updated_at", "id", "organization_url_name", "slide", "ignorePublish"})
+HUGO_KEYS = frozenset({"draft", "aliases", "weight", "slug", "lastmod", "expiryDate", "publishDate", "summary"})
+JEKYLL_KEYS = frozenset({"layout", "permalink", "categories", "category", "excerpt_separator"})
+SITE_KEYS = HUGO_KEYS | JEKYLL_KEYS | {"date", "description", "author", "authors", "series"}
 
-# Possessive quantifiers (`*+`) where giving characters back can never help, and heading text
-# that only ends after a non-blank character (the shortest text the lazy `.*?` would find ends
-# there too): a line of thousands of spaces is otherwise retried from every space (quadratic).
-FENCE_OPEN = re.compile(r"^(\s*)(`{3,}|~{3,})\s*+([^`]*)$")
-ATX_HEADING = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+((?:[ \t]*+[^ \t\n])*?))?(?:[ \t]++#++)?[ \t]*+$")
-SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
-LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s+|$)")
-CONTAINER_OPEN = re.compile(r"^\s*(:{3,})\s*([A-Za-z][\w-]*)(.*)$")
-CONTAINER_CLOSE = re.compile(r"^\s*(:{3,})\s*$")
 DEFINITION = re.compile(r"^ {0,3}\[([^\]^][^\]]*)\]:\s*<?(\S*?)>?(?:\s+.*)?$")
-AUTOLINK = re.compile(r"<((?:https?|ftp)://[^\s<>]+|mailto:[^\s<>]+)>")
 HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=\s*[\"']([^\"']*)[\"']", re.I)
 HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
 BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://[^\s<>\"'`\[\]]+")
-ZENN_EMBED_NAMES = frozenset({
-    "card", "tweet", "youtube", "gist", "codepen", "codesandbox", "stackblitz", "speakerdeck",
-    "slideshare", "docswell", "figma", "blueprintue", "jsfiddle", "github",
-})
+# `[text](target)` the parser left as text: a target with a space, or a template inside.
+UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")
+# `[text][label]` left as text by the parser: its label has no definition.
+UNDEFINED_REFERENCE = re.compile(r"\[([^\[\]\n]*)\]\[([^\[\]\n]*)\]")
+# Hugo shortcodes {{< … >}} / {{% … %}}: template calls, not text or links. `[^{}]` stops each
+# opener at the next brace, so every character is read by at most one opener.
+SHORTCODE = re.compile(r"\{\{[<%][^{}]*[>%]\}\}")
+QUOTE_MARKERS = re.compile(r"^[ >]*>")
+FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
+CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
+CONTAINER_CLOSE = re.compile(r"^\s*:{3,}\s*$")
+COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+CONTROL = re.compile(
+    r"^\s*(proofread|textlint|markdownlint)-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*)$",
+    re.S,
+)
+# Zenn embeds @[card](url), @[youtube](id)…, and Zenn's image size ![alt](url =250x).
+ZENN_EMBED = re.compile(r"@\[(\w{1,40})\]\(([^()\s]{0,2000})\)")
+ZENN_SIZED_IMAGE = re.compile(
+    r"!\[([^\[\]\n]{0,1000})\]\(\s*([^\s()]{0,2000})(\s+\"[^\"\n]{0,500}\")?\s+(=\d{0,5}x\d{0,5})\s*\)"
+)
 TRAILING_PUNCTUATION = ".,:;!?*_~'\""
-# Links inside link text ([![badge](img)](url)) are read this many levels deep. CommonMark allows
-# no link inside a link at all; without a limit, brackets nested thousands deep would make the
-# work (and the texts kept) grow with the square of the line.
+# Kept for callers that limit how deep links nest in link text: CommonMark allows none.
 MAX_LINK_NESTING = 32
-_SCAN_STOP = re.compile(r"[\\\[]")
-_BRACKET_CHARS = re.compile(r"[\\\[\]()]")
 
 
-def parse_article(text: str) -> ParsedArticle:
-    """Split `text` into front matter, body, code blocks, links and headings."""
+# --- markdown-it setup ---------------------------------------------------------------------------
+
+
+def _zenn_embed(state: StateInline, silent: bool) -> bool:
+    if state.src[state.pos] != "@" or not state.src.startswith("@[", state.pos):
+        return False
+    match = ZENN_EMBED.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("zenn_embed", "", 0)
+        token.info, token.content = match.group(1), match.group(2)
+    state.pos = match.end()
+    return True
+
+
+def _zenn_sized_image(state: StateInline, silent: bool) -> bool:
+    if not state.src.startswith("![", state.pos):
+        return False
+    match = ZENN_SIZED_IMAGE.match(state.src, state.pos)
+    if match is None:
+        return False
+    if not silent:
+        token = state.push("image", "img", 0)
+        token.attrs = {"src": match.group(2), "alt": ""}
+        token.content = match.group(1)
+        token.children = []
+        token.meta = {"extra": ((match.group(3) or "").strip() + " " + match.group(4)).strip()}
+    state.pos = match.end()
+    return True
+
+
+@lru_cache(maxsize=1)
+def markdown() -> MarkdownIt:
+    """The one Markdown parser of the proofreader: CommonMark with GFM tables and strikethrough,
+    footnotes (also Zenn's inline ^[…]), $…$/$$…$$ math, `:::name` containers (Zenn's
+    :::message/:::details, Qiita's :::note), Zenn's @[embed](…) and ![](url =250x)."""
+    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    footnote_plugin(md, move_to_end=False)
+    dollarmath_plugin(md, allow_space=False, allow_digits=False, allow_blank_lines=True)
+    container_plugin(md, "block", validate=lambda params, *_: CONTAINER_NAME.match(params) is not None)
+    # Links are reported as written: no percent-encoding, and file:/javascript: targets stay
+    # links (the link checker has something to say about them) instead of turning into text.
+    md.normalizeLink = lambda url: url  # type: ignore[method-assign]
+    md.validateLink = lambda url: True  # type: ignore[method-assign]
+    md.inline.ruler.before("link", "zenn_embed", _zenn_embed)
+    md.inline.ruler.before("image", "zenn_sized_image", _zenn_sized_image)
+    return md
+
+
+# --- the article ---------------------------------------------------------------------------------
+
+
+def split_directive(text: str) -> tuple[Platform | None, str]:
+    """(platform, article) for text whose first line is `platform:zenn` (as in
+    `/proofread platform:zenn …`); (None, text) otherwise."""
+    first, newline, rest = text.lstrip("\ufeff").partition("\n")
+    match = PLATFORM_DIRECTIVE.match(first)
+    if match is None:
+        return None, text
+    name = match.group(1).lower()
+    return name, rest if newline else ""  # type: ignore[return-value]
+
+
+def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
+    """Split `text` into front matter, body, code blocks, links and headings. `platform` is what
+    the writer said the article is for; otherwise a leading `platform:NAME` line says it, or it
+    is guessed from the front matter."""
+    declared, text = split_directive(text)
+    platform = platform or declared
     raw = text.replace("\r\n", "\n").replace("\r", "\n").lstrip("\ufeff")
     lines = raw.split("\n")
     kinds: list[LineKind] = ["blank"] * len(lines)
 
-    front_matter, fm_count = _front_matter(lines)
+    front_matter, fm_count, fm_format = _front_matter(lines)
     for index in range(fm_count):
         kinds[index] = "front_matter"
-    body_start = fm_count + 1
 
-    code_blocks: list[CodeBlock] = []
-    headings: list[Heading] = []
-    containers: list[Container] = []
-    open_containers: list[tuple[int, Container]] = []
-    fence: tuple[str, int, str, int] | None = None  # (marker, start line, info, indent)
-    fence_lines: list[str] = []
-    in_math = False
-    in_comment = False
+    walk = _Walk(lines, kinds, fm_count)
+    walk.run(markdown().parse("\n".join(lines[fm_count:])))
 
-    for index in range(fm_count, len(lines)):
-        number = index + 1
-        line = lines[index]
-        stripped = line.strip()
-        if fence is not None:
-            marker, start, info, _indent = fence
-            close = re.match(r"^\s*(`{3,}|~{3,})\s*$", line)
-            if close and close.group(1)[0] == marker[0] and len(close.group(1)) >= len(marker):
-                kinds[index] = "fence"
-                code_blocks.append(_code_block(marker, info, start, number, fence_lines))
-                fence = None
-            else:
-                kinds[index] = "code"
-                fence_lines.append(line)
-            continue
-        if in_comment:
-            kinds[index] = "html_comment"
-            in_comment = "-->" not in line
-            continue
-        if in_math:
-            kinds[index] = "math"
-            in_math = not stripped.endswith("$$")
-            continue
-        opening = FENCE_OPEN.match(line)
-        if opening and not (opening.group(2)[0] == "`" and "`" in opening.group(3)):
-            fence = (opening.group(2), number, opening.group(3).strip(), len(opening.group(1)))
-            fence_lines = []
-            kinds[index] = "fence"
-            continue
-        if stripped.startswith("$$"):
-            kinds[index] = "math"
-            in_math = not (len(stripped) > 2 and stripped.endswith("$$"))
-            continue
-        if stripped.startswith("<!--"):
-            kinds[index] = "html_comment"
-            in_comment = "-->" not in stripped[4:]
-            continue
-        if opened := CONTAINER_OPEN.match(line):
-            container = Container(kind=opened.group(2), start_line=number, end_line=None)
-            containers.append(container)
-            open_containers.append((len(opened.group(1)), container))
-            kinds[index] = "container"
-            continue
-        if closed := CONTAINER_CLOSE.match(line):
-            if open_containers:
-                colons = len(closed.group(1))
-                # Zenn nests containers by using more colons on the outer one.
-                position = next(
-                    (i for i in range(len(open_containers) - 1, -1, -1) if open_containers[i][0] <= colons),
-                    len(open_containers) - 1,
-                )
-                _colons, container = open_containers.pop(position)
-                container.end_line = number
-            kinds[index] = "container"
-            continue
-        if not stripped:
-            kinds[index] = "blank"
-            continue
-        if (heading := ATX_HEADING.match(line)) and not line.startswith("    "):
-            headings.append(Heading(level=len(heading.group(1)), text=(heading.group(2) or "").strip(), line=number))
-            kinds[index] = "heading"
-            continue
-        if SETEXT_UNDERLINE.match(line) and index > fm_count and kinds[index - 1] == "text":
-            kinds[index - 1] = "heading"
-            kinds[index] = "heading"
-            level = 1 if stripped.startswith("=") else 2
-            headings.append(Heading(level=level, text=lines[index - 1].strip(), line=number - 1, style="setext"))
-            continue
-        if stripped.startswith("|"):
-            kinds[index] = "table"
-        elif LIST_ITEM.match(line) and not re.match(r"^\s*([-*_])(\s*\1){2,}\s*$", line):
-            kinds[index] = "list"
-        elif stripped.startswith(">"):
-            kinds[index] = "quote"
-        elif re.match(r"^ {0,3}([-*_])(\s*\1){2,}\s*$", line):
-            kinds[index] = "blank"  # thematic break
-        else:
-            kinds[index] = "text"
-
-    if fence is not None:
-        marker, start, info, _indent = fence
-        code_blocks.append(_code_block(marker, info, start, None, fence_lines))
-
-    body_lines = lines[fm_count:]
-    parsed_links = _links(lines, kinds)
-    article_type = _article_type(front_matter, raw)
+    detected = detect_platform(front_matter, fm_format, walk.syntax, declared=platform)
     return ParsedArticle(
         raw=raw,
         front_matter=front_matter,
         front_matter_line_count=fm_count,
-        body="\n".join(body_lines),
-        body_start_line=body_start,
-        article_type=article_type,
+        front_matter_format=fm_format,
+        body="\n".join(lines[fm_count:]),
+        body_start_line=fm_count + 1,
+        article_type=_article_type(detected.platform),
+        platform=detected.platform,
+        platform_certain=detected.certain,
+        platform_evidence=detected.evidence,
+        declared_platform=platform,
+        draft=_draft(front_matter),
         language=_language(lines, kinds),
-        code_blocks=code_blocks,
-        links=parsed_links,
-        headings=sorted(headings, key=lambda h: h.line),
-        containers=containers,
+        code_blocks=walk.code_blocks,
+        links=walk.links,
+        headings=walk.headings,
+        containers=sorted(walk.containers, key=lambda c: c.start_line),
         line_kinds=kinds,
+        suppressions=_suppressions(walk.comments, len(lines)),
     )
 
 
-def _front_matter(lines: list[str]) -> tuple[FrontMatter | None, int]:
-    if not lines or lines[0].strip() != "---":
-        return None, 0
-    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in ("---", "...")), None)
+# --- front matter --------------------------------------------------------------------------------
+
+
+def _front_matter(lines: list[str]) -> tuple[FrontMatter | None, int, Literal["yaml", "toml"] | None]:
+    if not lines or lines[0].strip() not in ("---", "+++"):
+        return None, 0, None
+    marker = lines[0].strip()
+    closers = ("---", "...") if marker == "---" else ("+++",)
+    end = next((i for i in range(1, min(len(lines), 200)) if lines[i].strip() in closers), None)
     if end is None:
-        return None, 0
+        return None, 0, None
     source = "\n".join(lines[1:end])
     key_lines: dict[str, int] = {}
+    key = re.compile(r"^([A-Za-z_][\w-]*)\s*:" if marker == "---" else r"^([A-Za-z_][\w-]*)\s*=")
     for offset, line in enumerate(lines[1:end], start=2):
-        if key := re.match(r"^([A-Za-z_][\w-]*)\s*:", line):
-            key_lines.setdefault(key.group(1), offset)
+        if found := key.match(line):
+            key_lines.setdefault(found.group(1), offset)
     front = FrontMatter(start_line=1, end_line=end + 1, key_lines=key_lines)
+    fm_format: Literal["yaml", "toml"] = "yaml" if marker == "---" else "toml"
+    data = _load_toml(front, source) if marker == "+++" else _load_yaml(front, source)
+    if front.error is None:
+        if isinstance(data, dict):
+            front.data = data
+        else:
+            front.error = "front matter is not a mapping of keys to values"
+            front.error_line = 2
+    return front, end + 1, fm_format
+
+
+def _load_toml(front: FrontMatter, source: str) -> Any:
+    try:
+        return tomllib.loads(source)
+    except tomllib.TOMLDecodeError as exc:
+        where = re.search(r"line (\d+)", str(exc))
+        front.error = str(exc).split(" (at")[0]
+        front.error_line = int(where.group(1)) + 1 if where else 2
+    except RecursionError:
+        front.error, front.error_line = "the front matter is nested too deeply", 2
+    return None
+
+
+def _load_yaml(front: FrontMatter, source: str) -> Any:
     try:
         data = yaml.safe_load(source) if source.strip() else {}
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         front.error = str(getattr(exc, "problem", None) or exc)
         front.error_line = (mark.line + 2) if mark is not None else None
-        return front, end + 1
+        return None
     except RecursionError:  # PyYAML composes nested collections recursively: [[[[…
-        front.error = "the front matter is nested too deeply"
-        front.error_line = 2
-        return front, end + 1
+        front.error, front.error_line = "the front matter is nested too deeply", 2
+        return None
     if _expands_beyond(data, 2 * len(source) + 100):
         # Aliases can make a few hundred bytes stand for billions of values, which the checkers
         # would then format (repr) into their messages. Without aliases, YAML never holds more
         # values and characters than its source has characters.
-        front.error = "its aliases (*name) expand to far more data than is written"
-        front.error_line = 2
-        return front, end + 1
-    if isinstance(data, dict):
-        front.data = data
-    else:
-        front.error = "front matter is not a mapping of keys to values"
-        front.error_line = 2
-    return front, end + 1
+        front.error, front.error_line = "its aliases (*name) expand to far more data than is written", 2
+        return None
+    return data
 
 
 def _expands_beyond(data: object, limit: int) -> bool:
@@ -228,7 +257,331 @@ def _expands_beyond(data: object, limit: int) -> bool:
     return False
 
 
-def _code_block(marker: str, info: str, start: int, end: int | None, content: list[str]) -> CodeBlock:
+# --- platform ------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Detected:
+    platform: Platform | None  # None: a front matter of no known shape
+    certain: bool
+    evidence: str
+
+
+def detect_platform(
+    front: FrontMatter | None, fm_format: str | None, syntax: set[str], *, declared: Platform | None = None,
+) -> Detected:
+    """Which platform the article is written for, judged from the whole front matter (one key
+    proves nothing: Hugo posts have tags, Jekyll posts have a type), and how sure that is."""
+    if declared is not None:
+        return Detected(declared, True, "named in the request")
+    data = front.data if front is not None else {}
+    if fm_format == "toml":
+        zola = "taxonomies" in data or "extra" in data
+        return Detected("zola" if zola else "hugo", False, "TOML front matter (+++)")
+    if front is None:
+        if "note" in syntax:
+            return Detected("qiita", False, "Qiita's :::note syntax")
+        if syntax & {"message", "details", "embed"}:
+            return Detected("zenn", False, "Zenn's :::message, :::details or @[embed] syntax")
+        return Detected("plain", False, "no front matter")
+    keys = set(data)
+    zenn = [
+        key for key, present in (
+            ("emoji", isinstance(data.get("emoji"), str)),
+            ("type", data.get("type") in ("tech", "idea")),
+            ("topics", "topics" in data),
+            ("published", isinstance(data.get("published"), bool) or "published_at" in data),
+            ("publication_name", "publication_name" in data),
+        ) if present
+    ]
+    tags = data.get("tags")
+    named_tags = isinstance(tags, list) and bool(tags) and all(isinstance(t, dict) and "name" in t for t in tags)
+    qiita = sorted(keys & QIITA_KEYS) + (["tags as {name}"] if named_tags else [])
+    site = sorted(keys & SITE_KEYS)
+    zenn_keys = keys & ZENN_KEYS
+    if "topics" in keys and len(zenn_keys) >= 3 and not keys & (SITE_KEYS - {"description"}) and len(qiita) < 2:
+        return Detected("zenn", True, "front matter keys " + ", ".join(sorted(zenn_keys)))
+    if len(zenn) >= 3 and "emoji" in zenn and "topics" in zenn and len(qiita) < 2:
+        return Detected("zenn", True, "front matter keys " + ", ".join(zenn))
+    if "tags" in keys and "title" in keys and len(qiita) >= 2 and len(zenn) <= 1:
+        return Detected("qiita", True, "front matter keys title, tags, " + ", ".join(qiita))
+    if site and len(site) >= len(zenn) and len(site) >= len(qiita):
+        jekyll = bool(keys & JEKYLL_KEYS - {"categories"}) and not keys & HUGO_KEYS
+        return Detected("jekyll" if jekyll else "hugo", False, "front matter keys " + ", ".join(site))
+    if len(zenn) >= 2:
+        return Detected("zenn", False, "front matter keys " + ", ".join(zenn))
+    if "tags" in keys and qiita:
+        return Detected("qiita", False, "front matter keys tags, " + ", ".join(qiita))
+    return Detected(None, False, "front matter of no known platform's shape")
+
+
+def _article_type(platform: Platform | None) -> ArticleType:
+    return platform if platform in ("zenn", "qiita") else "markdown"  # type: ignore[return-value]
+
+
+def _draft(front: FrontMatter | None) -> str | None:
+    """The front matter setting that keeps the article unpublished, e.g. "published: false"."""
+    if front is None:
+        return None
+    data = front.data
+    if data.get("published") is False:
+        return "published: false"
+    if data.get("private") is True:
+        return "private: true"
+    if data.get("draft") is True:
+        return "draft: true"
+    return None
+
+
+def _language(lines: list[str], kinds: list[LineKind]) -> Language:
+    prose = "".join(line for line, kind in zip(lines, kinds, strict=True) if kind in ("text", "list", "heading"))
+    kana = count_kana(prose)
+    letters = sum(1 for c in prose if c.isascii() and c.isalpha())
+    return "ja" if kana >= 10 and kana * 4 >= letters * 0.2 else "en"
+
+
+# --- the token walk ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Walk:
+    """One pass over the block tokens: line kinds, headings, code blocks, containers, comments,
+    and the links found in the inline tokens."""
+
+    lines: list[str]
+    kinds: list[LineKind]
+    offset: int  # lines before the Markdown body (the front matter)
+    code_blocks: list[CodeBlock] = field(default_factory=list)
+    headings: list[Heading] = field(default_factory=list)
+    containers: list[Container] = field(default_factory=list)
+    links: list[Link] = field(default_factory=list)
+    comments: list[tuple[int, str]] = field(default_factory=list)  # (line, text inside <!-- -->)
+    syntax: set[str] = field(default_factory=set)  # platform syntax seen: note, message, embed…
+    _columns: dict[int, int] = field(default_factory=dict)  # per line: where the next search starts
+
+    def run(self, tokens: list[Token]) -> None:
+        covered = [False] * len(self.lines)
+        stack: list[str] = []  # enclosing list/quote
+        for index, token in enumerate(tokens):
+            if token.type in ("bullet_list_open", "ordered_list_open"):
+                stack.append("list")
+            elif token.type == "blockquote_open":
+                stack.append("quote")
+            elif token.type in ("bullet_list_close", "ordered_list_close", "blockquote_close"):
+                if stack:
+                    stack.pop()
+            if token.map is None:
+                continue
+            start, end = token.map[0] + self.offset, token.map[1] + self.offset  # 0-based, end exclusive
+            kind = token.type
+            if kind in ("paragraph_open", "heading_open", "table_open", "fence", "code_block", "html_block",
+                        "math_block", "math_block_label", "hr") or kind.startswith("container_"):
+                for i in range(start, min(end, len(covered))):
+                    covered[i] = True
+            if kind == "heading_open":
+                self._heading(token, tokens[index + 1], start, end)
+            elif kind == "paragraph_open":
+                inline = tokens[index + 1]
+                prose: LineKind = stack[-1] if stack else "text"  # type: ignore[assignment]
+                self._mark(start, end, "html" if _only_shortcodes(inline.content) else prose)
+            elif kind == "table_open":
+                self._mark(start, end, "table")
+            elif kind == "fence":
+                self._fence(token, start, end)
+            elif kind == "code_block":
+                self._mark(start, end, "code")
+            elif kind == "html_block":
+                self._html_block(token, start, end)
+            elif kind in ("math_block", "math_block_label"):
+                self._mark(start, end, "math")
+            elif kind == "hr":
+                self._mark(start, end, "blank")
+            elif kind.startswith("container_") and kind.endswith("_open"):
+                self._container(token, start, end)
+            elif kind == "inline":
+                self._inline(token, start)
+        for i in range(self.offset, len(self.lines)):
+            if not covered[i] and self.lines[i].strip() and self.kinds[i] == "blank":
+                self.kinds[i] = "text"  # link reference definitions, which make no token
+                if definition := DEFINITION.match(self.lines[i]):
+                    self.links.append(Link(url=definition.group(2), text=definition.group(1), line=i + 1,
+                                           kind="definition"))
+        self.headings.sort(key=lambda h: h.line)
+        self.links.sort(key=lambda link: (link.line, link.column))
+
+    def _mark(self, start: int, end: int, kind: LineKind) -> None:
+        for i in range(start, min(end, len(self.kinds))):
+            if kind == "blank" or self.lines[i].strip():
+                self.kinds[i] = kind
+
+    def _heading(self, token: Token, inline: Token, start: int, end: int) -> None:
+        setext = token.markup in ("=", "-")
+        self._mark(start, end, "heading")
+        self.headings.append(Heading(
+            level=int(token.tag[1]), text=" ".join(inline.content.split()), line=start + 1,
+            style="setext" if setext else "atx", line_end=end,
+        ))
+
+    def _fence(self, token: Token, start: int, end: int) -> None:
+        last = self.lines[end - 1] if end - 1 > start else ""
+        close = FENCE_CLOSE.match(QUOTE_MARKERS.sub("", last))
+        closed = bool(close and close.group(1)[0] == token.markup[0] and len(close.group(1)) >= len(token.markup))
+        content_end = end - 1 if closed else end
+        self.kinds[start] = "fence"
+        for i in range(start + 1, content_end):
+            self.kinds[i] = "code"
+        if closed:
+            self.kinds[end - 1] = "fence"
+        content = token.content[:-1] if token.content.endswith("\n") else token.content
+        self.code_blocks.append(_code_block(token.markup, token.info.strip(), start + 1, end if closed else None,
+                                            content))
+
+    def _html_block(self, token: Token, start: int, end: int) -> None:
+        comment = token.content.lstrip().startswith("<!--")
+        self._mark(start, end, "html_comment" if comment else "html")
+        for match in COMMENT.finditer(token.content):
+            self.comments.append((start + 1 + token.content.count("\n", 0, match.start()), match.group(1)))
+        for number in range(start + 1, end + 1):
+            line = self.lines[number - 1]
+            for match in html_url_matches(line):
+                self.links.append(Link(url=match.group(1), text="", line=number, kind="html", column=match.start()))
+
+    def _container(self, token: Token, start: int, end: int) -> None:
+        name = CONTAINER_NAME.match(token.info)
+        kind = name.group(1) if name else token.info.strip()
+        self.syntax.add(kind)
+        # The container's map ends before its closing ::: line, or at the end when there is none.
+        closed = end < len(self.lines) and CONTAINER_CLOSE.match(QUOTE_MARKERS.sub("", self.lines[end])) is not None
+        self.kinds[start] = "container"
+        if closed:
+            self.kinds[end] = "container"
+        self.containers.append(Container(kind=kind, start_line=start + 1, end_line=end + 1 if closed else None))
+
+    # --- inline ------------------------------------------------------------------------------
+
+    def _inline(self, token: Token, start: int) -> None:
+        line = start + 1
+        link: Link | None = None
+        text: list[str] = []
+        for child in token.children or []:
+            kind = child.type
+            if kind in ("softbreak", "hardbreak"):
+                line += 1
+                if link is not None:
+                    text.append(" ")
+            elif kind == "link_open":
+                href = str(child.attrs.get("href", ""))
+                autolink = child.markup == "autolink"
+                link = Link(url=href, text="", line=line, kind="autolink" if autolink else "inline",
+                            column=self._column(line, href), extra=_title(child))
+                text = []
+            elif kind == "link_close" and link is not None:
+                link.text = "".join(text)
+                if link.kind == "autolink":
+                    link.text = link.url
+                self.links.append(link)
+                link = None
+            elif kind == "image":
+                src = str(child.attrs.get("src", ""))
+                extra = child.meta.get("extra") if child.meta else None
+                self.links.append(Link(url=src, text=child.content, line=line, kind="image",
+                                       column=self._column(line, src), extra=extra or _title(child)))
+                if link is not None:
+                    text.append(child.content)
+            elif kind == "zenn_embed":
+                self.syntax.add("embed")
+                self.links.append(Link(url=child.content, text=child.info, line=line, kind="embed",
+                                       column=self._column(line, "@[" + child.info)))
+            elif kind == "text":
+                if link is not None:
+                    text.append(child.content)
+                else:
+                    self._text(child.content, line)
+                line += child.content.count("\n")
+            elif kind == "code_inline":
+                if link is not None:
+                    text.append(child.content)
+            elif kind == "html_inline":
+                for match in COMMENT.finditer(child.content):
+                    self.comments.append((line, match.group(1)))
+                for match in html_url_matches(child.content):
+                    self.links.append(Link(url=match.group(1), text="", line=line, kind="html",
+                                           column=self._column(line, match.group(1))))
+                line += child.content.count("\n")
+            elif kind in ("math_inline", "math_inline_double"):
+                line += child.content.count("\n")
+        if link is not None:  # a link the parser left open (cannot happen in CommonMark)
+            self.links.append(link)
+
+    def _text(self, content: str, line: int) -> None:
+        """Bare URLs and undefined `[text][label]` references in a run of plain text."""
+        if "](" in content:
+            spans = []
+            for match in UNPARSED_LINK.finditer(content):
+                url, extra = _destination_url(match.group(3).strip())
+                number = line + content.count("\n", 0, match.start())
+                self.links.append(Link(url=url, text=match.group(2), line=number,
+                                       kind="image" if match.group(1) else "inline",
+                                       column=self._column(number, match.group(0)), extra=extra))
+                spans.append((match.start(), match.end(), " " * (match.end() - match.start())))
+            content = replace_spans(content, spans)
+        if "{{" in content:
+            content = SHORTCODE.sub(lambda m: " " * len(m.group(0)), content)
+        if "://" in content:
+            for match in BARE_URL.finditer(content):
+                number = line + content.count("\n", 0, match.start())
+                url, swallowed = _trim_bare_url(match.group(0))
+                source = self.lines[number - 1].strip() if number <= len(self.lines) else ""
+                alone = source == url or source.strip("<>") == url
+                self.links.append(Link(url=url, text=url, line=number, kind="bare",
+                                       column=self._column(number, url), swallowed=swallowed,
+                                       alone_on_line=alone))
+        if "][" in content:
+            for match in UNDEFINED_REFERENCE.finditer(content):
+                label = match.group(2) or match.group(1)
+                if label.startswith("^"):
+                    continue
+                number = line + content.count("\n", 0, match.start())
+                self.links.append(Link(url=label, text=match.group(1), line=number, kind="reference",
+                                       column=self._column(number, match.group(0))))
+
+    def _column(self, line: int, needle: str) -> int:
+        """Where `needle` is on `line`, searching on from the last thing found there."""
+        if not needle or not 1 <= line <= len(self.lines):
+            return 0
+        text = self.lines[line - 1]
+        position = text.find(needle, self._columns.get(line, 0))
+        if position == -1:
+            position = text.find(needle)
+        if position == -1:
+            return 0
+        self._columns[line] = position + len(needle)
+        return position
+
+
+def _destination_url(destination: str) -> tuple[str, str]:
+    """(url, what follows it): a title `"…"`, or stray text after a space."""
+    if destination.startswith("<"):
+        end = destination.find(">")
+        if end == -1:
+            return destination[1:], ""
+        return destination[1:end], destination[end + 1 :].strip()
+    parts = destination.split(None, 1)
+    if not parts:
+        return "", ""
+    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+
+
+def _title(token: Token) -> str:
+    title = token.attrs.get("title")
+    return f'"{title}"' if title else ""
+
+
+def _only_shortcodes(content: str) -> bool:
+    return "{{" in content and not SHORTCODE.sub("", content).strip()
+
+
+def _code_block(marker: str, info: str, start: int, end: int | None, content: str) -> CodeBlock:
     # Zenn and Qiita: ```lang:filename; Zenn also ```diff lang; Qiita ```diff_lang.
     head = info.split()[0] if info.split() else ""
     language, _, filename = head.partition(":")
@@ -242,66 +595,12 @@ def _code_block(marker: str, info: str, start: int, end: int | None, content: li
         language=language.lower() or None,
         filename=filename or None,
         info=info,
-        content="\n".join(content),
+        content=content,
         start_line=start,
         end_line=end,
         fence=marker,
         diff=diff,
     )
-
-
-def _article_type(front_matter: FrontMatter | None, raw: str) -> ArticleType:
-    keys = set(front_matter.data) if front_matter else set()
-    if keys & ZENN_KEYS:
-        return "zenn"
-    if keys & QIITA_KEYS:
-        return "qiita"
-    if re.search(r"^:::\s*note\b", raw, re.M):
-        return "qiita"
-    if re.search(r"^:::\s*(message|details)\b|^@\[(card|tweet|youtube)\]", raw, re.M):
-        return "zenn"
-    return "markdown"
-
-
-def _language(lines: list[str], kinds: list[LineKind]) -> Language:
-    prose = "".join(line for line, kind in zip(lines, kinds, strict=True) if kind in ("text", "list", "heading"))
-    kana = count_kana(prose)
-    letters = sum(1 for c in prose if c.isascii() and c.isalpha())
-    return "ja" if kana >= 10 and kana * 4 >= letters * 0.2 else "en"
-
-
-# --- links ---------------------------------------------------------------------------------------
-
-
-def _links(lines: list[str], kinds: list[LineKind]) -> list[Link]:
-    found: list[Link] = []
-    for index, line in enumerate(lines):
-        if kinds[index] in ("front_matter", "fence", "code", "math", "html_comment", "blank"):
-            continue  # (blank: only whitespace, or a thematic break)
-        number = index + 1
-        if definition := DEFINITION.match(line):
-            found.append(Link(url=definition.group(2), text=definition.group(1), line=number, kind="definition"))
-            continue
-        masked = mask_code_spans(line)
-        pairs = _bracket_pairs(masked)
-        _collect_links(masked, pairs, 0, len(masked), number, 0, line, found, 0)
-        for match in html_url_matches(masked):
-            found.append(Link(url=match.group(1), text="", line=number, kind="html", column=match.start()))
-        masked = _mask_spans(masked, _spans(masked, pairs, 0, len(masked)))
-        for match in AUTOLINK.finditer(masked):
-            found.append(Link(url=match.group(1), text=match.group(1), line=number, kind="autolink", column=match.start()))
-        masked = AUTOLINK.sub(lambda m: " " * len(m.group(0)), masked)
-        masked = _mask_spans(masked, [match.span() for match in html_url_matches(masked)])
-        stripped = line.strip()
-        unbracketed = stripped.strip("<>")
-        for match in BARE_URL.finditer(masked):
-            url, swallowed = _trim_bare_url(match.group(0))
-            alone = unbracketed == match.group(0).strip() or stripped == url
-            found.append(
-                Link(url=url, text=url, line=number, kind="bare", column=match.start(),
-                     swallowed=swallowed, alone_on_line=alone)
-            )
-    return found
 
 
 def html_url_matches(line: str) -> list[re.Match[str]]:
@@ -336,137 +635,42 @@ def _trim_bare_url(url: str) -> tuple[str, str]:
     return url[:end], swallowed
 
 
-def _mask_spans(line: str, spans: list[tuple[int, int]]) -> str:
-    if not spans:
-        return line
-    chars = list(line)
-    for start, end in spans:
-        for i in range(max(0, start), min(len(chars), end)):
-            chars[i] = " "
-    return "".join(chars)
+# --- inline rule control -------------------------------------------------------------------------
 
 
-Pairs = tuple[dict[int, int], dict[int, int]]
-
-
-def _bracket_pairs(line: str) -> Pairs:
-    """({`[` position: its `]`}, {`(` position: its `)`}) for the whole line, in one pass with a
-    stack. A bracket's match is the first closer after it where the count of openers minus closers
-    (from it on) returns to zero, skipping the character after each backslash; a left-to-right
-    scan reaches the same backslashes from any bracket it visits, so one pass serves every bracket
-    (scanning to the end of the line for each `[` was quadratic: 8 KB of `[` took 6 s)."""
-    squares: dict[int, int] = {}
-    parens: dict[int, int] = {}
-    open_squares: list[int] = []
-    open_parens: list[int] = []
-    hidden = -1  # the character after a backslash
-    for match in _BRACKET_CHARS.finditer(line):
-        index = match.start()
-        if index == hidden:
+def _suppressions(comments: list[tuple[int, str]], line_count: int) -> list[Suppression]:
+    """The line ranges where `<!-- proofread-disable … -->` (and textlint's and markdownlint's
+    own comments) turn rules off. Rules named by markdownlint are kept by their own ids
+    (md034…); the rule-control module maps them to ours."""
+    ranges: list[Suppression] = []
+    open_ranges: dict[tuple[str, str], int] = {}  # (tool, rule or "*") -> first line
+    for line, inside in sorted(comments):
+        match = CONTROL.match(inside)
+        if match is None:
             continue
-        char = line[index]
-        if char == "\\":
-            hidden = index + 1
-        elif char == "[":
-            open_squares.append(index)
-        elif char == "]":
-            if open_squares:
-                squares[open_squares.pop()] = index
-        elif char == "(":
-            open_parens.append(index)
-        elif open_parens:
-            parens[open_parens.pop()] = index
-    return squares, parens
-
-
-def scan_spans(line: str) -> list[tuple[int, int]]:
-    """(start, end) of every `[..](..)`, `![..](..)`, `@[..](..)` and `[..][..]` construct."""
-    return _spans(line, _bracket_pairs(line), 0, len(line))
-
-
-def _spans(line: str, pairs: Pairs, low: int, high: int) -> list[tuple[int, int]]:
-    """scan_spans(line[low:high]), in positions of `line`, from the brackets of the whole line.
-    A `[` inside line[low:high] has its `]` inside too (high is a `]` whose `[` is before low,
-    or the end); a `(` or `]` beyond high is not there."""
-    squares, parens = pairs
-    spans = []
-    index = low
-    while (stop := _SCAN_STOP.search(line, index, high)) is not None:
-        index = stop.start()
-        if line[index] == "\\":
-            index += 2
-            continue
-        close = squares.get(index, -1)
-        if close == -1 or close >= high:
-            index += 1
-            continue
-        start = index - 1 if index > low and line[index - 1] in "!@" else index
-        after = close + 1
-        if after < high and line[after] == "(":
-            end = parens.get(after, -1)
-            if end != -1 and end < high:
-                spans.append((start, end + 1))
-                index = end + 1
-                continue
-        if after < high and line[after] == "[":
-            end = line.find("]", after, high)
-            if end != -1:
-                spans.append((start, end + 1))
-                index = end + 1
-                continue
-        index = close + 1
-    return spans
-
-
-def scan_inline_links(line: str, number: int, offset: int = 0, original: str | None = None) -> list[Link]:
-    """Inline links, images, Zenn embeds and reference uses on one line. `line` has its code
-    spans masked (so brackets inside code are ignored); text is read from `original`."""
-    found: list[Link] = []
-    _collect_links(line, _bracket_pairs(line), 0, len(line), number, offset, line if original is None else original,
-                   found, 0)
-    return found
-
-
-def _collect_links(
-    line: str, pairs: Pairs, low: int, high: int, number: int, offset: int, original: str,
-    found: list[Link], depth: int,
-) -> None:
-    """scan_inline_links on line[low:high] (positions of the whole line; columns are `offset` + position)."""
-    squares = pairs[0]
-    for start, end in _spans(line, pairs, low, high):
-        prefix = line[start] if line[start] in "!@" else ""
-        open_bracket = start + len(prefix)
-        close = squares[open_bracket]
-        text = original[open_bracket + 1 : close]
-        if text.startswith("^"):
-            continue  # footnote reference
-        if close + 1 < high and line[close + 1] == "[":
-            ref = line[close + 2 : end - 1] or text
-            found.append(Link(url=ref, text=text, line=number, kind="reference", column=offset + start))
-            continue
-        destination = line[close + 2 : end - 1].strip()
-        url, extra = _destination_url(destination)
-        kind: LinkKind
-        if prefix == "@":
-            kind = "embed"
-        elif prefix == "!":
-            kind = "image"
+        tool, action = match.group(1), match.group(2)
+        names = tuple(_rule_names(match.group(3))) if tool != "textlint" else ()
+        if action == "disable-next-line":
+            ranges.append(Suppression(tool=tool, start_line=line + 1, end_line=line + 1, rules=names))
+        elif action == "disable-line":
+            ranges.append(Suppression(tool=tool, start_line=line, end_line=line, rules=names))
+        elif action == "disable-file":
+            ranges.append(Suppression(tool=tool, start_line=1, end_line=line_count, rules=names))
+        elif action == "disable":
+            for name in names or ("*",):
+                open_ranges.setdefault((tool, name), line)
         else:
-            kind = "inline"
-            # A badge or image inside the link text: [![alt](img)](url)
-            if depth < MAX_LINK_NESTING:
-                _collect_links(line, pairs, open_bracket + 1, close, number, offset, original, found, depth + 1)
-        found.append(Link(url=url, text=text, line=number, kind=kind, column=offset + start, extra=extra))
+            for key in [k for k in open_ranges if k[0] == tool and (not names or k[1] in names or k[1] == "*")]:
+                first = open_ranges.pop(key)
+                ranges.append(Suppression(tool=tool, start_line=first, end_line=line,
+                                          rules=() if key[1] == "*" else (key[1],)))
+    for (tool, name), first in open_ranges.items():
+        ranges.append(Suppression(tool=tool, start_line=first, end_line=line_count,
+                                  rules=() if name == "*" else (name,)))
+    return ranges
 
 
-def _destination_url(destination: str) -> tuple[str, str]:
-    """(url, what follows it): a title `"…"`, Zenn's image size `=250x`, or stray text."""
-    if destination.startswith("<"):
-        end = destination.find(">")
-        if end == -1:
-            return destination[1:], ""
-        return destination[1:end], destination[end + 1 :].strip()
-    parts = destination.split(None, 1)
-    if not parts:
-        return "", ""
-    return parts[0], parts[1].strip() if len(parts) > 1 else ""
+def _rule_names(text: str) -> Iterator[str]:
+    for name in re.split(r"[\s,]+", text.strip()):
+        if name and name != "--":
+            yield name.lower().removeprefix("rule:")

@@ -60,6 +60,24 @@ def _fenced(quoted: list[tuple[int, str]]) -> str:
     return f"{fence}text\n{body}\n{fence}"
 
 
+PLATFORM_NAMES = {"zenn": "Zenn", "qiita": "Qiita", "hugo": "Hugo", "jekyll": "Jekyll", "zola": "Zola",
+                  "plain": "Markdown"}
+
+
+def platform_label(review: dict[str, Any]) -> str:
+    """"Zenn", "Hugo (probably: TOML front matter (+++))" or "Markdown": how sure the platform is
+    decides whether its rules ran, so the report says it."""
+    platform = review.get("platform")
+    if "platform" not in review:  # reviews stored before platforms were detected
+        return ARTICLE_TYPES.get(review.get("article_type", ""), "Markdown")
+    if platform is None:
+        return "Markdown (no known platform's front matter; platform rules were not applied)"
+    name = PLATFORM_NAMES.get(platform, platform)
+    if review.get("platform_certain") or platform == "plain":
+        return name
+    return f"{name} (guessed from {review.get('platform_evidence') or 'the text'}; its platform rules were not applied)"
+
+
 def line_label(issue: dict[str, Any]) -> str:
     start, end = issue.get("line_start"), issue.get("line_end")
     if not start:
@@ -78,10 +96,12 @@ def render_report(review: dict[str, Any], lines: list[str]) -> str:
         "",
         f"**Score: {review['score']}/100 — {verdict_text}**",
         "",
-        f"{ARTICLE_TYPES.get(review.get('article_type', ''), 'Markdown')} article, "
+        f"{platform_label(review)} article, "
         f"{'Japanese' if review.get('language') == 'ja' else 'English'}, {review.get('line_count', len(lines))} lines"
         + (f", version {review['version']}" if review.get("version", 1) > 1 else "") + ".",
         "",
+        *([f"**Draft:** the front matter says `{review['draft']}`, so the article is not public yet.", ""]
+          if review.get("draft") else []),
         "| Severity | Count |",
         "|---|---|",
         *(f"| {SEVERITY_MARKS[s]} {SEVERITY_TITLES[s]} | {counts.get(s, 0)} |" for s in SEVERITY_TITLES),

@@ -5,7 +5,7 @@ a node of the thread graph, which stores its result as plain data."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
 from langgraph.graph import END, START, StateGraph
@@ -15,6 +15,7 @@ from agents.proofread.checkers import BaseChecker
 from agents.proofread.checkers.base import article_failure
 from agents.proofread.parser import parse_article
 from agents.proofread.report import compare, render_report
+from agents.proofread.rules import apply_rule_control
 from agents.proofread.schemas import ErrorInfo
 from agents.proofread.scoring import calculate_score, count_by_severity, determine_approval, order_issues
 from agents.proofread.state import ReviewState
@@ -32,9 +33,13 @@ async def parse_node(state: ReviewState) -> dict[str, Any]:
     return {"parsed_article": parsed, "article_type": parsed.article_type}
 
 
-async def aggregate_node(state: ReviewState) -> dict[str, Any]:
+async def aggregate_node(state: ReviewState, rule_settings: Mapping[str, str] | None = None) -> dict[str, Any]:
     report_status("Scoring…")
-    issues = order_issues(state.get("issues") or [])
+    parsed = state.get("parsed_article")
+    suppressions = parsed.suppressions if parsed is not None else []
+    # The project's rule settings and the article's inline disable comments decide what counts.
+    issues = apply_rule_control(state.get("issues") or [], rule_settings or {}, suppressions)
+    issues = order_issues(issues)
     counts = count_by_severity(issues)
     score = calculate_score(counts["critical"], counts["warning"], counts["suggestion"])
     return {
@@ -59,6 +64,10 @@ async def final_report_node(state: ReviewState) -> dict[str, Any]:
         "title": parsed.title,
         "filename": state.get("filename"),
         "article_type": parsed.article_type,
+        "platform": parsed.platform,
+        "platform_certain": parsed.platform_certain,
+        "platform_evidence": parsed.platform_evidence,
+        "draft": parsed.draft,
         "language": parsed.language,
         "line_count": parsed.line_count,
         "score": state["overall_score"],
@@ -91,12 +100,17 @@ def _sorted_errors(errors: list[ErrorInfo]) -> list[ErrorInfo]:
 
 def build_review_graph(checkers: list[BaseChecker], *, parallel: bool = True) -> CompiledStateGraph:
     builder = StateGraph(ReviewState)
+    settings = checkers[0].config.rule_settings if checkers else {}
+
+    async def aggregate(state: ReviewState) -> dict[str, Any]:
+        return await aggregate_node(state, settings)
+
     builder.add_node("parse", parse_node)
     steps = []
     for checker in checkers:
         builder.add_node(checker.step, checker.create_graph())
         steps.append(checker.step)
-    builder.add_node("aggregate", aggregate_node)
+    builder.add_node("aggregate", aggregate)
     builder.add_node("final_report", final_report_node)
     builder.add_edge(START, "parse")
     if parallel:

@@ -29,6 +29,8 @@ Severity = Literal["critical", "warning", "suggestion"]
 SEVERITIES: tuple[Severity, ...] = ("critical", "warning", "suggestion")
 
 ArticleType = Literal["zenn", "qiita", "markdown"]
+# What the article is written for; "plain" is Markdown without a site generator's front matter.
+Platform = Literal["zenn", "qiita", "hugo", "jekyll", "zola", "plain"]
 Language = Literal["ja", "en"]
 
 
@@ -118,6 +120,7 @@ class Heading(BaseModel):
     text: str
     line: int
     style: Literal["atx", "setext"] = "atx"
+    line_end: int | None = None  # the last line: a setext heading's underline
 
 
 class Container(BaseModel):
@@ -128,8 +131,18 @@ class Container(BaseModel):
     end_line: int | None
 
 
+class Suppression(BaseModel):
+    """Lines where an inline comment (`<!-- proofread-disable rule -->`, textlint's or
+    markdownlint's) turns rules off; no rules: every rule."""
+
+    tool: str  # proofread, textlint or markdownlint
+    start_line: int
+    end_line: int
+    rules: tuple[str, ...] = ()
+
+
 LineKind = Literal[
-    "front_matter", "fence", "code", "math", "container", "html_comment", "blank",
+    "front_matter", "fence", "code", "math", "container", "html_comment", "html", "blank",
     "heading", "table", "list", "quote", "text",
 ]
 
@@ -140,9 +153,18 @@ class ParsedArticle(BaseModel):
     raw: str
     front_matter: FrontMatter | None
     front_matter_line_count: int
+    front_matter_format: Literal["yaml", "toml"] | None = None
     body: str
     body_start_line: int
     article_type: ArticleType
+    # The platform (None: a front matter of no known shape), and whether that is certain: named by
+    # the writer or proven by the whole front matter. Platform rules run only when it is.
+    platform: Platform | None = None
+    platform_certain: bool = False
+    platform_evidence: str = ""
+    declared_platform: Platform | None = None
+    # The front matter setting that keeps the article unpublished ("published: false"), if any.
+    draft: str | None = None
     language: Language
     code_blocks: list[CodeBlock] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
@@ -150,6 +172,7 @@ class ParsedArticle(BaseModel):
     containers: list[Container] = Field(default_factory=list)
     # One entry per line of the file: what the line is, for checkers that only read prose.
     line_kinds: list[LineKind] = Field(default_factory=list)
+    suppressions: list[Suppression] = Field(default_factory=list)
 
     @property
     def lines(self) -> list[str]:

@@ -237,7 +237,8 @@ async def test_online_checks_are_off_by_default_and_say_so():
 
 
 def test_zenn_front_matter_rules():
-    text = '---\ntitle: ""\ntype: "news"\ntopics: []\npublished: true\n---\n\n本文\n'
+    # Without an emoji the shape alone is not certainly Zenn's: the writer says it is.
+    text = 'platform:zenn\n---\ntitle: ""\ntype: "news"\ntopics: []\npublished: true\n---\n\n本文\n'
     issues = run("structure", text)
     assert {(i.source, i.severity, i.line_start) for i in issues} >= {
         ("rule:title", "critical", 2), ("rule:zenn-type", "critical", 3),
@@ -246,7 +247,7 @@ def test_zenn_front_matter_rules():
 
 
 def test_qiita_needs_tags():
-    issues = run("structure", "---\ntitle: Qiita記事\ntags: []\nprivate: false\n---\n\n本文\n")
+    issues = run("structure", "platform:qiita\n---\ntitle: Qiita記事\ntags: []\nprivate: false\n---\n\n本文\n")
     assert [(i.source, i.severity, i.line_start) for i in issues] == [("rule:tags-count", "critical", 3)]
 
 
@@ -293,10 +294,10 @@ def test_list_items_are_separate_sentences():
 
 
 def test_english_rules():
-    text = "This is is fine.\n\nI think it is really good.\n"
+    text = "This is is fine.\n\nI think it is basically good.\n"
     issues = run("language_quality", text)
     assert [(i.line_start, i.source) for i in issues] == [
-        (1, "rule:doubled-word"), (3, "rule:weak-phrase"), (3, "rule:weak-phrase"),
+        (1, "rule:doubled-word"), (3, "rule:hedge"), (3, "rule:weak-phrase"),
     ]
 
 

@@ -117,10 +117,9 @@ def _length(*args: Any, **_kwargs: Any) -> int:
 
 # (where the function is defined, its name, the size of one call's input)
 SCANNERS: list[tuple[Any, str, Callable[..., int]]] = [
-    (parser, "_bracket_pairs", _length),
-    (parser, "_spans", lambda line, pairs, low, high: high - low),
+    (parser._Walk, "_inline", lambda self, token, start: len(token.content)),
+    (parser._Walk, "_text", lambda self, content, line: len(content)),
     (parser, "html_url_matches", _length),
-    (parser, "_mask_spans", _length),
     (parser, "_trim_bare_url", _length),
     (text, "code_spans", _length),
     (text, "replace_spans", _length),
@@ -249,10 +248,14 @@ async def test_an_alias_bomb_in_the_front_matter_is_reported_not_expanded():
     assert len(final.files[0].content) < 20_000
 
 
-def test_links_nested_beyond_the_limit_are_not_read_but_the_outer_ones_are():
-    depth = parser.MAX_LINK_NESTING + 10
+def test_links_nested_in_link_text_are_read_as_commonmark_does():
+    depth = 1_000
     line = "[" * depth + "a" + "](u)" * depth
     links = parser.parse_article(line).links
-    assert len(links) == parser.MAX_LINK_NESTING + 1
-    assert {link.column for link in links} == set(range(parser.MAX_LINK_NESTING + 1))
-    assert links[-1].column == 0 and links[-1].url == "u"
+    # CommonMark allows no link inside a link: only the innermost is one, the rest is text. Its
+    # column is where its target is written.
+    assert [(link.url, link.text, link.column) for link in links] == [("u", "a", depth + 3)]
+    badge = parser.parse_article("[![build](https://img.example.com/b.svg)](https://ci.example.com)").links
+    assert {(link.kind, link.url) for link in badge} == {
+        ("image", "https://img.example.com/b.svg"), ("inline", "https://ci.example.com"),
+    }

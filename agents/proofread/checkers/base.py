@@ -19,7 +19,15 @@ from agents.proofread.linter import WORKER as LINTER
 from agents.proofread.linter import Failure, LinterWorker, pymarkdown_scan
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.parser import parse_article
-from agents.proofread.schemas import Category, ErrorInfo, Issue, ParsedArticle, Severity, SkippedCheck
+from agents.proofread.schemas import (
+    Category,
+    ErrorInfo,
+    Issue,
+    ParsedArticle,
+    Platform,
+    Severity,
+    SkippedCheck,
+)
 from agents.proofread.state import CheckerInput, CheckerOutput, CheckerState
 from agents.proofread.status import report_status
 from bot import workpool
@@ -85,7 +93,9 @@ class BaseChecker(ABC):
         article's text and parses it itself."""
         if workpool.installed() is None:
             return await asyncio.to_thread(getattr(self, method), article)  # type: ignore[no-any-return]
-        return await workpool.run_untrusted(rules_job, type(self), self.config, method, article.raw, timeout=seconds)
+        return await workpool.run_untrusted(
+            rules_job, type(self), self.config, method, article.raw, article.declared_platform, timeout=seconds
+        )
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         return []
@@ -154,9 +164,9 @@ def article_failure(exc: workpool.WorkFailed) -> TurnFailed:
 
 
 @lru_cache(maxsize=2)
-def _parsed(text: str) -> ParsedArticle:
+def _parsed(text: str, platform: Platform | None) -> ParsedArticle:
     # One review sends the same text to a worker for several checkers: parse it once there.
-    return parse_article(text)
+    return parse_article(text, platform)
 
 
 class InProcessLinter(LinterWorker):
@@ -167,7 +177,10 @@ class InProcessLinter(LinterWorker):
         return pymarkdown_scan(text, extensions, disabled)
 
 
-def rules_job(checker: type[BaseChecker], config: GraphConfig, method: str, text: str) -> list[Issue]:
-    """A checker's rules over `text`, in a work-pool process (bot/workpool.py)."""
+def rules_job(
+    checker: type[BaseChecker], config: GraphConfig, method: str, text: str, platform: Platform | None = None,
+) -> list[Issue]:
+    """A checker's rules over `text` (written for `platform`, when the writer said so), in a
+    work-pool process (bot/workpool.py)."""
     instance = checker(CheckContext(config=config, llm=ProofreadLLM(), linter=InProcessLinter()))
-    return getattr(instance, method)(_parsed(text))  # type: ignore[no-any-return]
+    return getattr(instance, method)(_parsed(text, platform))  # type: ignore[no-any-return]

@@ -17,6 +17,9 @@ from agents.proofread.schemas import Issue, Link, ParsedArticle, SkippedCheck
 KNOWN_SCHEMES = {"http", "https", "mailto", "ftp", "tel", "data"}
 SCHEME_TYPO = re.compile(r"^(h?t?t?p?s?|htps?|hhtps?|htttps?|https?s|ttps?|http[s]?[;])$", re.I)
 # Zenn embeds that take an id, not a URL.
+# Hugo shortcodes ({{< ref "x.md" >}}, {{% … %}}), Go/Liquid templates ({{ .Site.BaseURL }},
+# {% link … %}) inside a link target.
+TEMPLATE = re.compile(r"\{\{|\{%")
 ID_EMBEDS = {"youtube", "speakerdeck", "slideshare", "docswell", "jsfiddle"}
 LOCAL_PATH = re.compile(r"^(file:|[A-Za-z]:[\\/]|\\\\|~/|/Users/|/home/|/tmp/|/var/|/private/|/mnt/)")
 HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
@@ -170,6 +173,8 @@ class LinkChecker(BaseChecker):
                 "An empty link goes nowhere (it reloads the page).",
                 "rule:empty-link",
             )]
+        if TEMPLATE.search(link.url):
+            return []  # a Hugo shortcode or Liquid tag: the site generator writes the URL
         found: list[Issue] = []
         if link.kind == "inline" and not link.text.strip():
             found.append(issue(
@@ -325,9 +330,10 @@ def _relative_path(article: ParsedArticle, link: Link) -> bool:
         return False
     if re.match(r"^[A-Za-z][\w+.-]*:", url) or url.startswith("//"):
         return False  # has a scheme
-    if article.article_type == "markdown":
-        return False  # a README or docs page: relative links resolve in its repository
+    if article.article_type == "markdown" or not article.platform_certain:
+        return False  # a README, docs page or site: relative links resolve in its repository or site
     if url.startswith("/"):
-        # Zenn serves /images/… from the GitHub-linked repository, and site paths resolve on zenn.dev.
-        return article.article_type != "zenn" and link.kind == "image"
+        # A site path (/images/…): Zenn serves it from the GitHub-linked repository, a site from
+        # its static files; nothing here can tell whether it exists.
+        return False
     return url.startswith(("./", "../")) or bool(re.search(r"\.(png|jpe?g|gif|svg|webp|md|pdf)$", url, re.I))

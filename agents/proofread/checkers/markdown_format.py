@@ -10,8 +10,8 @@ import re
 import unicodedata
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
-from agents.proofread.linter import Failure, LinterFailed, LinterTimeout, LinterWorker
-from agents.proofread.schemas import Issue, ParsedArticle, Severity
+from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
+from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import code_spans, mask_code_spans, replace_spans
 from bot import workpool
 
@@ -87,10 +87,16 @@ def unrendered_strong(line: str) -> bool:
 def linter_view(article: ParsedArticle) -> str:
     """The article as pymarkdownlnt should see it: platform extensions blanked, lines kept."""
     out = []
+    embeds = {link.line for link in article.links if link.kind == "embed"}
+    toml = article.front_matter_format == "toml"  # the linter's front-matter extension reads YAML only
     for number, line in enumerate(article.lines, start=1):
         kind = article.kind(number)
-        stripped = line.strip()
-        if kind in ("container", "math") or (kind == "text" and re.match(r"^@\[\w+\]\(", stripped)):
+        if (
+            kind in ("container", "math")
+            or (kind == "front_matter" and toml)
+            or (kind == "html" and line.lstrip().startswith("{{"))  # Hugo shortcodes
+            or (number in embeds and line.lstrip().startswith("@["))
+        ):
             out.append("")
         else:
             out.append(line)
@@ -103,6 +109,9 @@ DISABLED_RULES = tuple(rule for rule in ALL_PYMARKDOWN_RULES if rule not in PYMA
 # pymarkdownlnt's time grows faster than linearly (0.8 s at 20 KB, 10 s at 80 KB), so long
 # articles are linted in pieces cut just before a heading.
 LINTER_CHUNK_BYTES = 16_000
+# How many times a piece the linter cannot read is halved to find the part it trips on.
+MAX_LINTER_SPLITS = 8
+UNREADABLE = "pymarkdownlnt:unreadable"  # marks, inside the checker, lines the linter could not read
 
 
 def linter_chunks(article: ParsedArticle, view_lines: list[str]) -> list[tuple[int, str]]:
@@ -152,11 +161,17 @@ class MarkdownFormatChecker(BaseChecker):
         elif isinstance(linted, BaseException):
             raise linted
         else:
-            result.issues = linted + result.issues
+            unread = [issue for issue in linted if issue.source == UNREADABLE]
+            result.issues = [issue for issue in linted if issue.source != UNREADABLE] + result.issues
+            result.skipped += [SkippedCheck(step=self.step, reason=(
+                f"The Markdown linter (pymarkdownlnt) could not read lines {issue.line_start}–{issue.line_end}, "
+                "so its rules were not "
+                "applied there (the same text fails every time); the rest of the article was linted."
+            )) for issue in unread]
         return result
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
-        return self._linter(article) + self._own_rules(article)
+        return [issue for issue in self._linter(article) if issue.source != UNREADABLE] + self._own_rules(article)
 
     def _own_rules(self, article: ParsedArticle) -> list[Issue]:
         issues = self._fences_and_containers(article)
@@ -170,10 +185,15 @@ class MarkdownFormatChecker(BaseChecker):
         issues = []
         view = linter_view(article)
         view_lines = view.split("\n")
-        failures = []
+        failures: list[Failure] = []
+        unreadable: list[tuple[int, int]] = []
         for first, chunk in linter_chunks(article, view_lines):
-            found = run_pymarkdown(chunk, self.context.linter, self.config.linter_timeout)
-            failures += [(line + first - 1, column, rule, detail) for line, column, rule, detail in found]
+            failures += self._lint_piece(first, chunk.split("\n"), unreadable)
+        for start, end in unreadable:
+            issues.append(self.issue(
+                article, "suggestion", start, "The Markdown linter could not read these lines.", "", "",
+                UNREADABLE, line_end=end,
+            ))
         blanked_runs: _BlankedRuns | None = None
         for line, _column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
@@ -193,6 +213,23 @@ class MarkdownFormatChecker(BaseChecker):
                 f"pymarkdownlnt:{rule.upper()}",
             ))
         return issues
+
+    def _lint_piece(self, first: int, lines: list[str], unreadable: list[tuple[int, int]], depth: int = 0) -> list[Failure]:
+        """pymarkdownlnt's failures for `lines` (starting at line `first`). Where its parser gives
+        up, the piece is halved at a blank line until the unreadable part is small, so the rules
+        still run on the rest; the parts it cannot read are added to `unreadable`."""
+        try:
+            found = run_pymarkdown("\n".join(lines), self.context.linter, self.config.linter_timeout)
+        except LinterCannotRead:
+            if len(lines) <= 3 or depth >= MAX_LINTER_SPLITS:
+                unreadable.append((first, first + len(lines) - 1))
+                return []
+            middle = len(lines) // 2
+            blanks = [i for i, line in enumerate(lines) if not line.strip() and 0 < i < len(lines) - 1]
+            cut = min(blanks, key=lambda i: abs(i - middle)) if blanks else middle
+            return (self._lint_piece(first, lines[:cut], unreadable, depth + 1)
+                    + self._lint_piece(first + cut, lines[cut:], unreadable, depth + 1))
+        return [(line + first - 1, column, rule, detail) for line, column, rule, detail in found]
 
     def _fences_and_containers(self, article: ParsedArticle) -> list[Issue]:
         issues = []
@@ -219,15 +256,21 @@ class MarkdownFormatChecker(BaseChecker):
     def _headings(self, article: ParsedArticle) -> list[Issue]:
         issues = []
         for heading in article.headings:
-            underline = article.line(heading.line + 1).strip()
-            if heading.style == "setext" and underline.startswith("-"):
-                looks_like_sentence = heading.text.endswith(("。", ".", "！", "？", "!", "?", "、")) or len(heading.text) > 40
+            if heading.style != "setext":
+                continue
+            end = heading.line_end or heading.line + 1
+            underline = article.line(end).strip()
+            several_lines = end - heading.line > 1
+            looks_like_sentence = heading.text.endswith(("。", ".", "！", "？", "!", "?", "、", "：", ":"))
+            # `Title` over `-----` is a heading written on purpose; a sentence or a whole
+            # paragraph over --- is a rule that turned the paragraph into a heading by accident.
+            if underline.startswith("-") and (several_lines or looks_like_sentence):
                 issues.append(self.issue(
-                    article, "warning" if looks_like_sentence else "suggestion", heading.line,
+                    article, "warning", heading.line,
                     "A line of --- directly under a paragraph turns that paragraph into a heading.",
                     "Put a blank line before ---, or write the heading as `## …`.",
                     "Setext headings are easy to create by accident when --- is meant as a rule.",
-                    "rule:setext-heading", line_end=heading.line + 1,
+                    "rule:setext-heading", line_end=end,
                 ))
         for number, line in enumerate(article.lines, start=1):
             if article.kind(number) == "heading" and EMPTY_HEADING.match(line):
@@ -294,14 +337,15 @@ class MarkdownFormatChecker(BaseChecker):
         return issues
 
     def _tables(self, article: ParsedArticle) -> list[Issue]:
+        """Rows of pipes the parser did not take for a table: their delimiter row is missing."""
         issues = []
         number = 1
         while number <= article.line_count:
-            if article.kind(number) != "table":
+            if not _pipe_row(article, number):
                 number += 1
                 continue
             start = number
-            while article.kind(number) == "table":
+            while _pipe_row(article, number):
                 number += 1
             rows = number - start
             if rows >= 2 and not TABLE_DELIMITER.match(article.line(start + 1)):
@@ -313,6 +357,10 @@ class MarkdownFormatChecker(BaseChecker):
                     "rule:table-delimiter", line_end=number - 1,
                 ))
         return issues
+
+
+def _pipe_row(article: ParsedArticle, number: int) -> bool:
+    return article.kind(number) == "text" and article.line(number).lstrip().startswith("|")
 
 
 def _fill_code_spans(line: str) -> str:

@@ -78,7 +78,9 @@ SAFE_EMAIL_DOMAINS = re.compile(
     r"(?i)(^|\.)(example\.(com|org|net|jp|co\.jp)|[a-z0-9-]+\.example|[a-z0-9-]+\.test|[a-z0-9-]+\.invalid|"
     r"users\.noreply\.github\.com|noreply\.github\.com)$"
 )
-IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?![\d.]|/\d)")
+# Not part of a longer dotted number (1.2.3.4.5) or a CIDR range; a full stop after it ends the
+# sentence (`10.0.1.4.`), it is still an address.
+IPV4 = re.compile(r"(?<![\d.])(\d{1,3}(?:\.\d{1,3}){3})(?!\d|\.\d|/\d)")
 HOSTNAME = re.compile(
     r"(?<![\w.-])((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+"
     r"(?:internal|local|localdomain|corp|intranet|intra|lan|private|home\.arpa))\b(?![.-]\w)",

@@ -48,18 +48,35 @@ class StructureChecker(BaseChecker):
                 )]
             return []
         if front.error:
+            toml = article.front_matter_format == "toml"
             return [self.issue(
                 article, "critical", front.error_line or front.start_line,
-                f"The front matter is not valid YAML: {front.error}.",
-                "Fix the YAML (quote titles that contain a colon, e.g. title: \"A: B\").",
-                "Zenn and Qiita refuse to publish an article whose front matter does not parse.",
+                f"The front matter is not valid {'TOML' if toml else 'YAML'}: {front.error}.",
+                "Fix the TOML (strings in quotes: title = \"A\")." if toml
+                else "Fix the YAML (quote titles that contain a colon, e.g. title: \"A: B\").",
+                "Zenn, Qiita and site generators (Hugo, Jekyll, Zola) all refuse an article whose front matter "
+                "does not parse.",
                 "rule:front-matter-yaml", line_end=front.end_line,
             )]
-        if article.article_type == "zenn":
-            return self._zenn(article, front.data)
-        if article.article_type == "qiita":
-            return self._qiita(article, front.data)
-        return []
+        issues = self._draft(article)
+        # A platform's rules only where the platform is certain: a Hugo post with seven tags is not
+        # a Qiita article with too many.
+        if article.platform_certain and article.platform == "zenn":
+            issues += self._zenn(article, front.data)
+        elif article.platform_certain and article.platform == "qiita":
+            issues += self._qiita(article, front.data)
+        return issues
+
+    def _draft(self, article: ParsedArticle) -> list[Issue]:
+        if not article.draft:
+            return []
+        key = article.draft.split(":")[0]
+        return [self.issue(
+            article, "suggestion", self._key_line(article, key),
+            f"The article is a draft ({article.draft}): it is not public yet.",
+            f"Change {key} when you want to publish it.",
+            "A draft is easy to forget; the report says so in case it was meant to go live.", "rule:draft",
+        )]
 
     def _key_line(self, article: ParsedArticle, key: str) -> int:
         front = article.front_matter
@@ -111,7 +128,7 @@ class StructureChecker(BaseChecker):
                 f"published must be true or false, not {published!r}.",
                 "Write published: true (or false for a draft).", "Zenn expects a boolean.", "rule:zenn-published",
             ))
-        elif published is None:
+        elif published is None and "published_at" not in data:
             issues.append(self.issue(
                 article, "suggestion", article.front_matter.end_line if article.front_matter else 1,
                 "The front matter does not say whether the article is published.",
@@ -206,33 +223,39 @@ class StructureChecker(BaseChecker):
         return issues
 
     def _intro_and_conclusion(self, article: ParsedArticle) -> list[Issue]:
+        """Judged from what the article says, not what its headings are called: an opening
+        paragraph is an introduction, a closing paragraph (before any References/参考 sections)
+        is a conclusion. Short notes, link lists and release notes need neither."""
         headings = article.headings
         prose = [n for n, _ in article.prose_lines() if article.kind(n) in ("text", "list")]
         paragraphs = [n for n in prose if article.kind(n) == "text"]
-        if len(paragraphs) < 10 or len(headings) < 2:
-            return []  # short notes and link lists need no introduction or conclusion
+        if len(paragraphs) < 10 or len(headings) < 2 or _is_release_notes(article):
+            return []
         issues = []
-        first = headings[0]
-        # A lone H1 at the top is the article's title: the introduction is what follows it.
-        intro_end = headings[1].line if _is_title_heading(headings) else first.line
-        intro_heading = headings[1] if _is_title_heading(headings) else first
-        opening = [n for n in prose if n < intro_end]
-        if _is_title_heading(headings):
-            opening = [n for n in opening if n > first.line]
+        titled = _is_title_heading(headings)
+        intro_heading = headings[1] if titled else headings[0]
+        opening = [n for n in prose if n < intro_heading.line and (not titled or n > headings[0].line)]
         if not opening and not INTRO.search(intro_heading.text):
             issues.append(self.issue(
-                article, "warning", intro_heading.line, "The article has no introduction.",
+                article, "suggestion", intro_heading.line, "The article has no introduction.",
                 "Open with a short paragraph (or a はじめに section) saying what the reader will learn and why.",
                 "Readers decide in the first lines whether the article is for them.", "rule:introduction",
             ))
         top = min(h.level for h in headings)
-        closing = [h for h in headings if h.level <= top + 1 and not APPENDIX.search(h.text)][-3:]
+        main = _main_headings(headings, top)
+        closing = main[-3:]
         truncated = any(not block.closed for block in article.code_blocks)  # the end is inside code
-        if not truncated and not any(CONCLUSION.search(h.text) for h in closing):
-            last = headings[-1]
+        body_end = _appendix_start(headings, main, top) or article.line_count + 1
+        if (
+            not truncated
+            and not any(CONCLUSION.search(h.text) for h in closing)
+            and not _ends_with_paragraph(article, main[-1] if main else headings[-1], body_end)
+        ):
+            last = main[-1] if main else headings[-1]
             issues.append(self.issue(
-                article, "warning", last.line, "The article has no conclusion.",
-                "End with a short まとめ / Conclusion section that restates the result and next steps.",
+                article, "suggestion", last.line, "The article has no conclusion.",
+                "End with a short paragraph (or a まとめ / Conclusion section) that restates the result and "
+                "next steps.",
                 "A conclusion tells readers what to take away and where to go next.", "rule:conclusion",
             ))
         return issues
@@ -271,6 +294,47 @@ class StructureChecker(BaseChecker):
                         "rule:section-balance",
                     ))
         return issues
+
+
+RELEASE_NOTES = re.compile(
+    r"(?i)release notes?|changelog|change log|what.s new|リリースノート|更新履歴|変更履歴|リリース情報|^v?\d+\.\d+(\.\d+)?\b"
+)
+
+
+def _is_release_notes(article: ParsedArticle) -> bool:
+    """Release notes and changelogs list changes; they have no conclusion to write."""
+    if article.title and RELEASE_NOTES.search(article.title):
+        return True
+    versions = sum(1 for h in article.headings if re.match(r"^\[?v?\d+\.\d+", h.text))
+    return versions >= 2 and versions * 2 >= len(article.headings)
+
+
+def _main_headings(headings: list[Heading], top: int) -> list[Heading]:
+    """The section headings up to the trailing appendix sections (参考, References, 付録…)."""
+    main = [h for h in headings if h.level <= top + 1]
+    while main and APPENDIX.search(main[-1].text):
+        main.pop()
+    return main
+
+
+def _appendix_start(headings: list[Heading], main: list[Heading], top: int) -> int | None:
+    after = [h for h in headings if (not main or h.line > main[-1].line) and h.level <= top + 1]
+    return after[0].line if after else None
+
+
+def _ends_with_paragraph(article: ParsedArticle, last: Heading, end: int) -> bool:
+    """Whether the main text (up to `end`, where the appendix starts) ends with a paragraph of
+    words, not with code, a list, a table or an image."""
+    start = (last.line_end or last.line) + 1
+    for number in range(end - 1, start - 1, -1):
+        kind = article.kind(number)
+        if kind in ("blank", "html_comment", "html"):
+            continue
+        if kind != "text":
+            return False
+        words = re.sub(r"!?\[[^\]]*\]\([^)]*\)|https?://\S+|[#*_`>|-]", "", article.line(number)).strip()
+        return len(words) >= 8
+    return False
 
 
 def _is_title_heading(headings: list[Heading]) -> bool:

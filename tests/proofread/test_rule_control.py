@@ -1,0 +1,119 @@
+"""Per-rule control: stable rule ids, project settings from the environment or a file, and inline
+disable comments (ours, textlint's and markdownlint's)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from agents.proofread.agent import ProofreadAgent
+from agents.proofread.config import GraphConfig
+from agents.proofread.parser import parse_article
+from agents.proofread.rules import RuleConfigError, apply_rule_control, rule_id
+from agents.proofread.schemas import Issue
+from tests.proofread.conftest import offline_deps, start_conversation
+
+
+def issue(source: str, line: int = 3, severity: str = "warning") -> Issue:
+    return Issue(category="link", severity=severity, line_start=line, line_end=line, location_description="",
+                 problem="p", suggestion="s", reason="r", source=source)
+
+
+def test_every_issue_has_a_stable_rule_id():
+    assert rule_id(issue("rule:duplicate-link")) == "duplicate-link"
+    assert rule_id(issue("pymarkdownlnt:MD001")) == "md001"
+    assert rule_id(issue("llm")) == "llm"
+
+
+def test_settings_come_from_the_environment_and_a_file(tmp_path):
+    config_file = tmp_path / "proofread.yaml"
+    config_file.write_text("rules:\n  http-url: off\n  bare-url: warning\n  duplicate-link: true\n")
+    config = GraphConfig.from_env({
+        "PROOFREAD_CONFIG": str(config_file),
+        "PROOFREAD_RULES": "bare-url=critical, rule:image-alt=suggestion",
+    })
+    assert config.rule_settings == {
+        "http-url": "off", "bare-url": "critical", "duplicate-link": "on", "image-alt": "suggestion",
+    }
+    json_file = tmp_path / "proofread.json"
+    json_file.write_text(json.dumps({"rules": {"MD001": "off"}}))
+    assert GraphConfig.from_env({"PROOFREAD_CONFIG": str(json_file)}).rule_settings == {"md001": "off"}
+
+
+@pytest.mark.parametrize(
+    "environ",
+    [
+        {"PROOFREAD_RULES": "bare-url=loud"},
+        {"PROOFREAD_RULES": "bare-url"},
+        {"PROOFREAD_CONFIG": "/nonexistent/proofread.yaml"},
+    ],
+)
+def test_bad_settings_are_refused_with_a_clear_message(environ):
+    with pytest.raises(RuleConfigError) as caught:
+        GraphConfig.from_env(environ)
+    assert "PROOFREAD_" in str(caught.value)
+
+
+def test_settings_turn_rules_off_change_severity_and_turn_default_off_rules_on():
+    issues = [issue("rule:http-url"), issue("rule:bare-url", severity="suggestion"), issue("rule:duplicate-link")]
+    assert [i.source for i in apply_rule_control(issues, {})] == ["rule:http-url", "rule:bare-url"]
+    kept = apply_rule_control(issues, {"http-url": "off", "bare-url": "warning", "duplicate-link": "on"})
+    assert [(i.source, i.severity) for i in kept] == [("rule:bare-url", "warning"), ("rule:duplicate-link", "warning")]
+
+
+ARTICLE = """# Title
+
+<!-- proofread-disable bare-url -->
+line 4 https://example.com/a
+<!-- proofread-enable bare-url -->
+line 6 https://example.com/b
+
+<!-- proofread-disable-next-line http-url -->
+line 9 http://example.com/c
+
+<!-- textlint-disable -->
+line 12
+<!-- textlint-enable -->
+
+<!-- markdownlint-disable MD034 -->
+line 16
+<!-- markdownlint-enable MD034 -->
+
+```html
+<!-- proofread-disable -->
+```
+line 22
+"""
+
+
+def test_inline_comments_switch_rules_off_for_their_lines():
+    article = parse_article(ARTICLE)
+
+    def kept(source: str, line: int) -> bool:
+        return bool(apply_rule_control([issue(source, line)], {}, article.suppressions))
+
+    assert not kept("rule:bare-url", 4) and kept("rule:bare-url", 6) and kept("rule:http-url", 4)
+    assert not kept("rule:http-url", 9) and kept("rule:http-url", 6)
+    assert not kept("rule:anything", 12) and kept("rule:anything", 14)
+    assert not kept("rule:bare-url", 16) and kept("rule:http-url", 16)  # MD034 is our bare-url
+    assert kept("rule:anything", 22)  # a comment inside a code block is code, not a directive
+
+
+def test_an_unclosed_disable_lasts_to_the_end():
+    article = parse_article("text\n\n<!-- proofread-disable -->\n\nmore\n\nend\n")
+    assert apply_rule_control([issue("rule:x", 7)], {}, article.suppressions) == []
+
+
+async def test_the_review_applies_settings_and_inline_comments():
+    text = (
+        "# Links\n\nSee https://example.com/one for details.\n\n"
+        "<!-- proofread-disable-next-line bare-url -->\nAnd https://example.com/two as well.\n\n"
+        "Old [site](http://example.org/) here.\n"
+    )
+    agent = ProofreadAgent(GraphConfig(checkers=("markdown_format", "link"), rules=(("http-url", "off"),)))
+    final = await (await start_conversation(offline_deps(), agent)).send(text)
+    found = {(i["source"], i["line_start"]) for i in final.data["issues"]}
+    assert ("rule:bare-url", 3) in found
+    assert ("rule:bare-url", 6) not in found
+    assert not [source for source, _line in found if source == "rule:http-url"]
