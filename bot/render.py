@@ -65,6 +65,10 @@ class Surface(Protocol):
         """Agents write Markdown; this is the platform's markup for `post`."""
         return markdown
 
+    def plain(self, text: str) -> str:
+        """Plain words (a refusal, a file's name) as the platform's markup, escaped."""
+        return text
+
     def answer_markup(self, markdown: str) -> str:
         """The markup the answer message takes (a native stream may take Markdown itself)."""
         return self.markup(markdown)
@@ -81,6 +85,7 @@ class Surface(Protocol):
 
     async def end_answer(self) -> None:
         """The answer message is complete (e.g. stop a native stream)."""
+        return None
 
     async def clear_progress(self, message_id: str | None) -> None:
         """The turn is over: remove the progress line."""
@@ -89,6 +94,7 @@ class Surface(Protocol):
 
     async def report(self, text: str) -> None:
         """The last resort for telling the user something (e.g. a private, ephemeral message)."""
+        return None
 
     def describe(self, exc: BaseException) -> str:
         """The platform's short name for a failed call (an error code), safe to show."""

@@ -1,12 +1,11 @@
 """Discord's application commands, from the command table: the schema `--sync-commands` sends, and
-an interaction's options back into a structured turn."""
+an interaction's options back into a command's name, text and files."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from bot.agent import TurnInput
-from bot.commands import HELP, Command, CommandTable
+from bot.commands import Command, CommandTable
 
 STRING, ATTACHMENT = 3, 11  # Discord's option types
 GUILD, BOT_DM, PRIVATE_CHANNEL = 0, 1, 2  # interaction contexts
@@ -33,18 +32,10 @@ def commands_schema(table: CommandTable) -> list[dict[str, Any]]:
     return [command_schema(command) for command in table]
 
 
-def command_turn(
-    table: CommandTable, data: dict[str, Any], **fields: Any
-) -> tuple[TurnInput | None, str | None, list[dict[str, Any]]]:
-    """(turn, None, attachments to fetch) for a command to run; (None, reply, []) for one answered
-    at once, privately: help, usage for a command missing its input, or an unknown command."""
-    command = table.get(str(data.get("name") or ""))
-    if command is None or command is HELP:
-        return None, table.help_text(), []
+def command_input(data: dict[str, Any]) -> tuple[str, str, list[dict[str, Any]]]:
+    """An interaction's command: its name, the text of its string options, its attachments' metadata."""
     options = data.get("options") or []
     text = " ".join(str(o.get("value") or "") for o in options if o.get("type") == STRING).strip()
     resolved = (data.get("resolved") or {}).get("attachments") or {}
     files = [resolved[str(o["value"])] for o in options if o.get("type") == ATTACHMENT and str(o.get("value")) in resolved]
-    if command.needs_input and not text and not files:
-        return None, f"Usage: `{command.example()}`", []
-    return TurnInput(text=text, command=command.name, **fields), None, files
+    return str(data.get("name") or ""), text, files

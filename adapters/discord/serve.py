@@ -19,11 +19,10 @@ from adapters.discord.commands import commands_schema
 from bot.app import App
 from bot.config import ConfigError, Settings
 from bot.loop import startup_complete
+from bot.platform import SHUTDOWN_GRACE
 from bot.supervisor import stop_signal
 
 log = logging.getLogger(__name__)
-
-SHUTDOWN_GRACE = 20.0
 
 
 def point_at(settings: Settings) -> None:

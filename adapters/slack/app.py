@@ -9,8 +9,6 @@ import html
 import logging
 import random
 import re
-import time
-from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
 
@@ -40,25 +38,18 @@ from adapters.slack.files import fetch_file
 from adapters.slack.mrkdwn import escape, to_mrkdwn
 from adapters.slack.surface import DM_THREAD, Place, SlackSurface, error_code
 from bot.agent import IncomingFile, TurnInput
-from bot.attachments import FileRejected
-from bot.commands import RESET, CommandTable
+from bot.commands import Command, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
-from bot.events import StreamEvent
-from bot.locale import currency_for_locale
-from bot.render import WORKING, StatusMessage, TurnRenderer
+from bot.platform import PlatformBot, Profiles, locale_fields
 from bot.runtime import ConversationRuntime
-from bot.supervisor import AckFirst, TaskSupervisor
+from bot.storage import ThreadRecord
+from bot.supervisor import AckFirst
 
 log = logging.getLogger(__name__)
 
 HANDLED_SUBTYPES = (None, "file_share", "thread_broadcast")
 MAX_RETRY_AFTER = 60.0  # seconds: a longer Retry-After is capped, so no call holds a turn for minutes
-RESET_DONE = "Starting a fresh conversation."
-RESET_ELSEWHERE = (
-    "Each command starts its own thread, so there is nothing to reset here. "
-    "In a direct message with me, `/reset` starts a fresh conversation."
-)
 INCOMPLETE_COMMAND = (
     "Slack did not say which channel or user this command came from, so I can't answer it. "
     "Please try again from a channel or a direct message with me."
@@ -173,12 +164,10 @@ def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
     ]
 
 
-PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
-PROFILES_KEPT = 10_000
-
-
-class SlackBot:
+class SlackBot(PlatformBot):
     """The bolt app and the background work it starts (`tasks`). `start()` before serving."""
+
+    platform = "slack"
 
     def __init__(
         self,
@@ -189,8 +178,8 @@ class SlackBot:
     ) -> None:
         if settings.slack_signing_secret is None:
             raise ConfigError("SLACK_SIGNING_SECRET is not set (Basic Information → Signing Secret).")
-        self.settings = settings
-        self.runtime = runtime
+        self.ack_first = AckFirst()
+        super().__init__(settings, runtime, gate=self.ack_first.wait)
         self.client = client or make_client(settings)
         self.app = AsyncApp(
             client=self.client,
@@ -198,35 +187,19 @@ class SlackBot:
             name="concierge",
             logger=logging.getLogger("adapters.slack.bolt"),
         )
-        self.ack_first = AckFirst()
-        self.tasks = TaskSupervisor(gate=self.ack_first.wait, name="Slack work")
-        self._session: aiohttp.ClientSession | None = None
         self.bot_user_id: str | None = None
-        self._profiles: dict[str, tuple[float, dict[str, str]]] = {}  # user → (fetched at, turn fields)
+        self.profiles = Profiles(self._users_info)
         self._register()
 
-    async def profile(self, user_id: str) -> dict[str, str]:
-        """The user's locale, time zone and the currency their locale implies, from `users.info`
-        (kept an hour). Without the `users:read` scope, or when Slack fails, the defaults stay."""
-        cached = self._profiles.get(user_id)
-        now = time.monotonic()
-        if cached is not None and now - cached[0] < PROFILE_TTL:
-            return cached[1]
-        fields: dict[str, str] = {}
+    async def _users_info(self, user_id: str) -> dict[str, str]:
+        """The user's locale and time zone from `users.info`. Without the `users:read` scope, or
+        when Slack fails, the defaults stay."""
         try:
             user = (await self.client.users_info(user=user_id, include_locale=True)).get("user") or {}
         except SlackApiError as exc:
             log.info("users.info failed (%s); default locale and time zone", error_code(exc))
             user = {}
-        if user.get("locale"):
-            fields["locale"] = str(user["locale"])
-            fields["currency"] = currency_for_locale(fields["locale"])
-        if user.get("tz"):
-            fields["timezone"] = str(user["tz"])
-        if len(self._profiles) > PROFILES_KEPT:
-            self._profiles.clear()
-        self._profiles[user_id] = (now, fields)
-        return fields
+        return locale_fields(user.get("locale"), user.get("tz"))
 
     # --- lifecycle ------------------------------------------------------------------------
     async def start(self) -> None:
@@ -237,40 +210,20 @@ class SlackBot:
         except SlackApiError as exc:
             raise ConfigError(f"Slack rejected the bot token ({error_code(exc)}).") from None
         self.bot_user_id = auth.get("user_id")
-        self.tasks.spawn(self.recover(), name="slack recovery")
+        self.recover_interrupted()
 
-    async def recover(self) -> None:
-        """Turns a crash or shutdown stopped, answered now in their threads: each one's old status
-        message becomes the resumed turn's (or the offer to run it again)."""
-        for thread_id in list(self.runtime.interrupted_at_start):
-            key = ConversationKey.parse(thread_id)
-            if key.platform == "slack" and len(key.parts) == 3:
-                self.tasks.spawn(self._recover_turn(key), name="slack recover turn")
-
-    async def _recover_turn(self, key: ConversationKey) -> None:
-        record = await self.runtime.interrupted_turn(key)
-        if record is None:
-            return
+    async def recovery_surface(self, key: ConversationKey, record: ThreadRecord) -> SlackSurface | None:
+        if len(key.parts) != 3:
+            return None
         team, channel, thread_ts = key.parts
         user = str((record.pending or {}).get("user") or "")
-        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
-        status = StatusMessage()
-        await self.run_turn(
-            place, self.runtime.recover(key, status=status), status=status, working="",
-            replacing=record.status_message,
+        return self.surface(Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user))
+
+    def surface(self, place: Place, respond: AsyncRespond | None = None) -> SlackSurface:
+        return SlackSurface(
+            self.client, place, edit_interval=self.settings.edit_interval,
+            native_streaming=self.settings.slack_native_streaming, respond=respond,
         )
-
-    async def close(self, within: float = 10.0) -> None:
-        """Let turns in progress finish (up to `within` seconds), then stop the rest."""
-        await self.tasks.close(within)
-        if self._session is not None:
-            await self._session.close()
-            self._session = None
-
-    def _http(self) -> aiohttp.ClientSession:
-        if self._session is None:
-            self._session = aiohttp.ClientSession()
-        return self._session
 
     # --- wiring ---------------------------------------------------------------------------
     def _register(self) -> None:
@@ -303,7 +256,6 @@ class SlackBot:
 
     # --- slash commands -------------------------------------------------------------------
     async def on_command(self, ack: AsyncAck, command: dict[str, Any], respond: AsyncRespond) -> None:
-        commands = self.runtime.commands
         name = str(command.get("command", ""))
         text = str(command.get("text") or "").strip()
         channel, user = str(command.get("channel_id") or ""), str(command.get("user_id") or "")
@@ -313,22 +265,11 @@ class SlackBot:
             return
         place = Place(channel, None, str(command.get("team_id") or ""), user)
         in_dm = is_dm(channel) or command.get("channel_name") == "directmessage"
-        found = commands.get(name)
-        if found is RESET:  # a DM's rolling conversation; a command's thread has nothing to reset
-            await ack(text=RESET_DONE if in_dm else RESET_ELSEWHERE, response_type="ephemeral")
-            if in_dm:
-                self.tasks.spawn(self.runtime.reset(place.key), name="slack reset")
-            return
-        if found is None or found.agent is None or (found.needs_input and not text):
-            await ack(text=usage_help(commands, name if found and found.agent else None), response_type="ephemeral")
-            return
-        turn = TurnInput(
-            text=text, command=found.name, user_id=place.user_id,
-            workspace_id=place.team_id, channel_id=channel, direct=in_dm,
+        turn = self.command(
+            name, text, key=place.key, user_id=user, workspace_id=place.team_id, channel_id=channel, direct=in_dm
         )
-        refusal = self.runtime.gate.policy.refusal("slack", turn)
-        if refusal is not None:  # the runtime refuses it too; answered here, no public root message
-            await ack(text=escape(refusal), response_type="ephemeral")
+        if isinstance(turn, str):  # answered privately: no public root message
+            await ack(text=turn, response_type="ephemeral")
             return
         await ack()
         trigger = str(command.get("trigger_id") or "")
@@ -362,8 +303,7 @@ class SlackBot:
         if not in_dm:
             place = replace(place, thread_ts=str(root["ts"]))
             self.runtime.opened(place.key)
-        status = StatusMessage()
-        await self.run_turn(place, self.runtime.handle(place.key, turn, status=status), respond=respond, status=status)
+        await self.run(self.surface(place, respond), place.key, turn)
 
     # --- messages -------------------------------------------------------------------------
     def _is_from_bot(self, event: dict[str, Any]) -> bool:
@@ -414,35 +354,25 @@ class SlackBot:
     async def _message_turn(
         self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False
     ) -> None:
-        """A user message: claimed once per event_id (Slack retries), files fetched, turn rendered.
-        `owned_only`: a channel thread reply, answered in the bot's own threads only."""
+        """A user message, claimed once per event_id (Slack retries). `owned_only`: a channel
+        thread reply, answered in the bot's own threads only."""
         if owned_only and not await self.runtime.owns(place.key):
             return
-        event_id = body.get("event_id")
-        if event_id and not await self.runtime.claim_delivery(f"slack:{event_id}"):
-            log.info("retried Slack event %s ignored", event_id)
-            return
-        text = from_slack_text(str(event.get("text") or ""), self.bot_user_id)
-        attachments = await self._attachments(event.get("files") or [], place)
-        if attachments is None or not (text or attachments):
-            return
-        # A message may start with a command: assistant prompts and users write "/hotel Paris".
-        turn = self.runtime.commands.turn(
-            text, user_id=place.user_id, attachments=tuple(attachments), workspace_id=place.team_id,
-            channel_id=place.channel, direct=is_dm(place.channel, event.get("channel_type")),
-            **await self.profile(place.user_id),
+        await self.message(
+            self.surface(place), place.key, from_slack_text(str(event.get("text") or ""), self.bot_user_id),
+            delivery_id=f"slack:{body['event_id']}" if body.get("event_id") else None, files=event.get("files") or [],
+            user_id=place.user_id, workspace_id=place.team_id, channel_id=place.channel,
+            direct=is_dm(place.channel, event.get("channel_type")),
         )
-        status = StatusMessage()
-        await self.run_turn(place, self.runtime.handle(place.key, turn, status=status), status=status)
 
-    async def _attachments(self, files: list[dict[str, Any]], place: Place) -> list[IncomingFile] | None:
-        """Shared files, checked and downloaded; None (the user told why) if one is refused."""
-        try:
-            return [await fetch_file(self.client, self._http(), meta, self.settings.max_attachment_bytes) for meta in files]
-        except FileRejected as rejected:
-            reason = f"⚠️ {escape(str(rejected))}"
-        await self.client.chat_postMessage(channel=place.channel, thread_ts=place.thread_ts, text=reason)
-        return None
+    def usage(self, command: Command | None) -> str:
+        return usage_help(self.runtime.commands, command.name if command is not None else None)
+
+    def plain(self, text: str) -> str:
+        return escape(text)
+
+    async def fetch_file(self, meta: dict[str, Any]) -> IncomingFile:
+        return await fetch_file(self.client, self.http(), meta, self.settings.max_attachment_bytes)
 
     # --- buttons --------------------------------------------------------------------------
     async def on_link_button(self, ack: AsyncAck) -> None:
@@ -462,20 +392,16 @@ class SlackBot:
         user = str(body["user"]["id"])
         message = body.get("message") or {}
         team, channel, thread_ts = key.parts
+        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
         where = TurnInput(text=value, user_id=user, workspace_id=team, channel_id=channel, direct=is_dm(channel))
-        refusal = self.runtime.gate.policy.refusal("slack", where)
-        if refusal is not None:  # the runtime refuses it too; told privately, the buttons stay
-            await self.client.chat_postEphemeral(
-                channel=channel, user=user, thread_ts=None if thread_ts == DM_THREAD else thread_ts, text=escape(refusal)
-            )
+        refusal = self.refusal(where)
+        if refusal is not None:  # told privately; the buttons stay
+            await self.client.chat_postEphemeral(channel=channel, user=user, thread_ts=place.thread_ts, text=self.plain(refusal))
             return
-        status = StatusMessage()
-        events = self.runtime.resume(key, value, user_id=user, origin=where, status=status)
-        first = await anext(events, None)
-        if first is None:
-            log.info("button on %s pressed again; nothing was waiting", key)
-            return
-        if message.get("ts") and message.get("blocks"):
+
+        async def mark_answered() -> None:
+            if not (message.get("ts") and message.get("blocks")):
+                return
             label = str((action.get("text") or {}).get("text") or value)  # Slack sends a button's text
             blocks = answered_blocks(message["blocks"], action_id=str(action["action_id"]), label=label, user_id=user)
             try:
@@ -484,27 +410,5 @@ class SlackBot:
                 )
             except SlackApiError as exc:
                 log.warning("could not mark the buttons answered: %s", error_code(exc))
-        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
-        await self.run_turn(place, events, first=first, status=status)
 
-    # --- rendering ------------------------------------------------------------------------
-    async def run_turn(
-        self,
-        place: Place,
-        events: AsyncIterator[StreamEvent],
-        *,
-        first: StreamEvent | None = None,
-        respond: AsyncRespond | None = None,
-        status: StatusMessage | None = None,
-        working: str = WORKING,
-        replacing: str | None = None,
-    ) -> StreamEvent | None:
-        surface = SlackSurface(
-            self.client,
-            place,
-            edit_interval=self.settings.edit_interval,
-            native_streaming=self.settings.slack_native_streaming,
-            respond=respond,
-        )
-        renderer = TurnRenderer(surface, working=working, status=status, replacing=replacing)
-        return await renderer.run(events, first=first)
+        await self.press(self.surface(place), key, value, origin=where, answered=mark_answered)

@@ -15,12 +15,11 @@ from adapters.slack.app import SlackBot, make_client
 from adapters.slack.manifest import EVENTS_PATH
 from bot.app import App
 from bot.config import ConfigError, Settings
-from bot.loop import startup_complete
+from bot.platform import serving
 from bot.supervisor import stop_signal
 
 log = logging.getLogger(__name__)
 
-SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
 MAX_TIMESTAMP_DIGITS = 12
 
 
@@ -102,15 +101,8 @@ async def serve(app: App, *, socket: bool = False) -> None:
     ):
         bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
         await bot.start()
-        startup_complete()
-        try:
-            if socket:
-                await _socket_mode(bot, settings, stop)
-            else:
-                await _http(bot, settings, stop)
-        finally:
-            log.info("shutting down: waiting for turns in progress")
-            await bot.close(within=SHUTDOWN_GRACE)
+        async with serving(bot):
+            await (_socket_mode if socket else _http)(bot, settings, stop)
 
 
 async def _http(bot: SlackBot, settings: Settings, stop: Any) -> None:

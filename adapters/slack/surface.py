@@ -172,6 +172,9 @@ class SlackSurface(Surface):
     def markup(self, markdown: str) -> str:
         return to_mrkdwn(markdown)
 
+    def plain(self, text: str) -> str:
+        return escape(text)
+
     def answer_markup(self, markdown: str) -> str:
         return markdown if self.stream is not None else to_mrkdwn(markdown)
 

@@ -178,6 +178,22 @@ async def test_an_empty_command_gets_a_private_usage_reply_and_starts_nothing(ap
     assert not api.threads
 
 
+async def test_reset_and_help_are_answered_privately_and_start_no_thread(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    replies = []
+    for name, guild in (("reset", True), ("reset", False), ("help", True)):
+        interaction = api.slash_command(name, guild=guild)
+        await api.dispatch("INTERACTION_CREATE", interaction)
+        original = await api.wait_for(lambda sent=api.interactions[interaction["id"]]: sent.original_id)
+        replies.append(api.message(original))
+    await run.settle()
+    assert all(reply.ephemeral for reply in replies)
+    assert "nothing to reset here" in replies[0].content
+    assert replies[1].content == "Starting a fresh conversation."
+    assert "`/hotel`" in replies[2].content and "`/proofread`" in replies[2].content
+    assert not api.threads
+
+
 async def test_proofread_with_an_attachment_sends_a_summary_embed_and_the_report_file(api: FakeDiscordAPI, start: Start) -> None:
     run = await start()
     article = api.add_attachment("article.md", b"# Title\n\nSome text.\n")

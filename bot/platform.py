@@ -1,0 +1,221 @@
+"""What every chat platform's front end shares around the runtime and the turn renderer: the
+background work and its shutdown, recovery of turns a restart stopped, the access gate's early
+answer, `/reset`, button presses, attached files and users' profiles. A platform subclasses
+`PlatformBot` and supplies only its own calls: where a conversation is and how to reach it."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any
+
+import aiohttp
+
+from bot.agent import IncomingFile, TurnInput
+from bot.attachments import FileRejected
+from bot.commands import RESET, Command
+from bot.config import Settings
+from bot.conversation import ConversationKey
+from bot.events import StreamEvent
+from bot.locale import currency_for_locale
+from bot.loop import startup_complete
+from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
+from bot.runtime import ConversationRuntime
+from bot.storage import ThreadRecord
+from bot.supervisor import TaskSupervisor
+
+log = logging.getLogger(__name__)
+
+SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
+PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
+PROFILES_KEPT = 10_000
+RESET_DONE = "Starting a fresh conversation."
+RESET_ELSEWHERE = (
+    "Each command starts its own thread, so there is nothing to reset here. "
+    "In a direct message with me, `/reset` starts a fresh conversation."
+)
+
+
+def locale_fields(locale: str | None, timezone: str | None = None) -> dict[str, str]:
+    """TurnInput fields for what a platform knows of a user: locale (and the currency it implies),
+    time zone. What it does not know keeps the defaults."""
+    fields = {"locale": locale, "currency": currency_for_locale(locale)} if locale else {}
+    return fields | ({"timezone": timezone} if timezone else {})
+
+
+class Profiles:
+    """Users' turn fields (`locale_fields`), fetched from the platform once per `ttl` seconds."""
+
+    def __init__(self, fetch: Callable[[str], Awaitable[dict[str, str]]], ttl: float = PROFILE_TTL) -> None:
+        self.fetch, self.ttl = fetch, ttl
+        self._kept: dict[str, tuple[float, dict[str, str]]] = {}  # user → (fetched at, fields)
+
+    async def __call__(self, user_id: str) -> dict[str, str]:
+        cached, now = self._kept.get(user_id), time.monotonic()
+        if cached is not None and now - cached[0] < self.ttl:
+            return cached[1]
+        fields = await self.fetch(user_id)
+        if len(self._kept) > PROFILES_KEPT:
+            self._kept.clear()
+        self._kept[user_id] = (now, fields)
+        return fields
+
+
+class PlatformBot:
+    """One platform's front end. `tasks` holds the work started after an acknowledgement; `close()`
+    lets it finish (or stops it: the turn resumes on the next start). Subclasses set `platform`
+    (the ConversationKey platform) and implement `recovery_surface`."""
+
+    platform = "platform"
+    profiles: Profiles | None = None
+
+    def __init__(self, settings: Settings, runtime: ConversationRuntime, *, gate: Callable[[], Awaitable[None]] | None = None) -> None:
+        self.settings = settings
+        self.runtime = runtime
+        self.tasks = TaskSupervisor(gate=gate, name=f"{self.platform} work")
+        self._session: aiohttp.ClientSession | None = None
+        self._recovered = False
+
+    def http(self) -> aiohttp.ClientSession:
+        """A session for downloads (attached files), opened on first use."""
+        if self._session is None:
+            self._session = aiohttp.ClientSession()
+        return self._session
+
+    async def close(self, within: float = 10.0) -> None:
+        """Let turns in progress finish (up to `within` seconds), then stop the rest."""
+        await self.tasks.close(within)
+        if self._session is not None:
+            await self._session.close()
+            self._session = None
+
+    async def profile(self, user_id: str) -> dict[str, str]:
+        """The user's `locale_fields`, where the platform can look them up (`profiles`)."""
+        return await self.profiles(user_id) if self.profiles is not None else {}
+
+    def refusal(self, turn: TurnInput) -> str | None:
+        """The access policy's answer for a turn, known before it runs: a platform answers it at
+        once and privately (the runtime refuses the turn too, should it get there)."""
+        return self.runtime.gate.policy.refusal(self.platform, turn)
+
+    def command(self, name: str, text: str, *, key: ConversationKey | None, has_files: bool = False, **fields: Any) -> TurnInput | str:
+        """A native slash command (`fields`: the TurnInput's who and where): the turn to run, or the
+        reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal."""
+        found = self.runtime.commands.get(name)
+        if found is RESET:  # a direct message's rolling conversation; a command's thread has nothing to reset
+            if not fields.get("direct") or key is None:
+                return RESET_ELSEWHERE
+            self.tasks.spawn(self.runtime.reset(key), name=f"{self.platform} reset")
+            return RESET_DONE
+        if found is None or found.agent is None or (found.needs_input and not text and not has_files):
+            return self.usage(found if found is not None and found.agent is not None else None)
+        turn = TurnInput(text=text, command=found.name, **fields)
+        refusal = self.refusal(turn)
+        return turn if refusal is None else self.plain(refusal)
+
+    def usage(self, command: Command | None) -> str:
+        """The reply to an agent command without its input; `None`: to `/help` or an unknown command."""
+        return f"Usage: `{command.example()}`" if command is not None else self.runtime.commands.help_text()
+
+    def plain(self, text: str) -> str:
+        """Plain words as the platform's markup, for replies outside a turn (`Surface.plain` inside)."""
+        return text
+
+    # --- turns a restart stopped -----------------------------------------------------------------
+    def recover_interrupted(self) -> None:
+        """Answer, once per start, the turns of this platform a crash or shutdown stopped."""
+        if self._recovered:
+            return
+        self._recovered = True
+        for thread_id in list(self.runtime.interrupted_at_start):
+            key = ConversationKey.parse(thread_id)
+            if key.platform == self.platform:
+                self.tasks.spawn(self._recover_turn(key), name=f"{self.platform} recover turn")
+
+    async def _recover_turn(self, key: ConversationKey) -> None:
+        """The old status message becomes the resumed turn's (or the offer to run it again)."""
+        record = await self.runtime.interrupted_turn(key)
+        surface = None if record is None else await self.recovery_surface(key, record)
+        if record is None or surface is None:
+            return
+        status = StatusMessage()
+        await self.render(
+            surface, self.runtime.recover(key, status=status), status=status, working="", replacing=record.status_message
+        )
+
+    async def recovery_surface(self, key: ConversationKey, record: ThreadRecord) -> Surface | None:
+        """Where an interrupted turn of `key` is answered (`record.pending` holds its user), or None."""
+        raise NotImplementedError
+
+    # --- turns -----------------------------------------------------------------------------------
+    async def fetch_file(self, meta: Any) -> IncomingFile:
+        """One attached file, checked and downloaded; FileRejected (shown to the user) if refused."""
+        raise FileRejected("I can't read files here.")
+
+    async def attachments(self, files: Iterable[Any], surface: Surface) -> tuple[IncomingFile, ...] | None:
+        """Attached files fetched one by one; None, the user told why on `surface`, if one is refused."""
+        try:
+            return tuple([await self.fetch_file(meta) for meta in files])
+        except FileRejected as rejected:
+            await surface.post(f"⚠️ {surface.plain(str(rejected))}")
+            return None
+
+    async def message(
+        self, surface: Surface, key: ConversationKey, text: str, *, delivery_id: str | None, files: Iterable[Any] = (),
+        user_id: str, **fields: Any,
+    ) -> None:
+        """A user's message: claimed once per delivery (platforms redeliver), its files fetched, a
+        command at its start recognised ("/hotel Paris"), the turn rendered."""
+        if delivery_id is not None and not await self.runtime.claim_delivery(delivery_id):
+            log.info("repeated delivery %s ignored", delivery_id)
+            return
+        attachments = await self.attachments(files, surface)
+        if attachments is None or not (text or attachments):
+            return
+        fields |= await self.profile(user_id)
+        await self.run(surface, key, self.runtime.commands.turn(text, user_id=user_id, attachments=attachments, **fields))
+
+    async def press(
+        self, surface: Surface, key: ConversationKey, value: str, *, origin: TurnInput,
+        delivery_id: str | None = None, answered: Callable[[], Awaitable[None]] | None = None,
+    ) -> None:
+        """A button press answering the conversation's waiting question (or running the command
+        line it carries). With `answered`, nothing is shown until the press turns out to answer
+        something; then `answered()` (e.g. mark the buttons answered) and the turn are shown."""
+        status = StatusMessage()
+        events = self.runtime.resume(
+            key, value, user_id=origin.user_id, delivery_id=delivery_id, origin=origin, status=status
+        )
+        first = None
+        if answered is not None:
+            first = await anext(events, None)
+            if first is None:
+                log.info("button on %s pressed again; nothing was waiting", key)
+                return
+            await answered()
+        await self.render(surface, events, first=first, status=status)
+
+    async def run(self, surface: Surface, key: ConversationKey, turn: TurnInput) -> None:
+        """Run a turn and render it; the runtime records where its status message is."""
+        status = StatusMessage()
+        await self.render(surface, self.runtime.handle(key, turn, status=status), status=status)
+
+    async def render(
+        self, surface: Surface, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None,
+        status: StatusMessage | None = None, working: str = WORKING, replacing: str | None = None,
+    ) -> StreamEvent | None:
+        return await TurnRenderer(surface, working=working, status=status, replacing=replacing).run(events, first=first)
+
+
+@contextlib.asynccontextmanager
+async def serving(bot: PlatformBot) -> AsyncIterator[PlatformBot]:
+    """The bot is serving while the block runs; on the way out turns in progress get
+    SHUTDOWN_GRACE seconds to finish, and the rest stop (to resume on the next start)."""
+    startup_complete()
+    try:
+        yield bot
+    finally:
+        log.info("shutting down: waiting for turns in progress")
+        await bot.close(within=SHUTDOWN_GRACE)
