@@ -93,6 +93,8 @@ class ProofreadAgent(AgentDefinition):
                 "skipped": review["skipped"],
                 "comparison": review.get("comparison"),
                 "version": review.get("version", 1),
+                "fixes": {key: value for key, value in (review.get("fixes") or {}).items()
+                          if key in ("count", "counts", "fixed_name", "diff_name")},
             }
         action = state.get("last_action")
         data["action"] = action
@@ -101,9 +103,20 @@ class ProofreadAgent(AgentDefinition):
                 text=state.get("reply", ""),
                 cards=[summary_card(review)],
                 data=data,
-                files=[Attachment(filename="proofread-report.md", content=review["report"])],
+                files=[Attachment(filename="proofread-report.md", content=review["report"]), *_fix_files(review)],
             )
         return Final(text=state.get("reply", ""), data=data)
+
+
+def _fix_files(review: dict[str, Any]) -> list[Attachment]:
+    """The fixed copy of the article and its diff, when a safe fix applied."""
+    fixes = review.get("fixes") or {}
+    if not fixes.get("count") or "fixed" not in fixes:
+        return []
+    return [
+        Attachment(filename=fixes["fixed_name"], content=fixes["fixed"]),
+        Attachment(filename=fixes["diff_name"], content=fixes["diff"], mime_type="text/x-diff"),
+    ]
 
 
 def _pick_attachment(files: tuple[IncomingFile, ...]) -> IncomingFile | None:

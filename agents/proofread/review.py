@@ -5,6 +5,7 @@ a node of the thread graph, which stores its result as plain data."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
@@ -13,14 +14,17 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.proofread.checkers import BaseChecker
 from agents.proofread.checkers.base import article_failure
+from agents.proofread.fixes import fix_job
 from agents.proofread.parser import parse_article
-from agents.proofread.report import compare, render_report
+from agents.proofread.report import compare, localize_issues, render_report, report_language
 from agents.proofread.rules import apply_rule_control
-from agents.proofread.schemas import ErrorInfo
+from agents.proofread.schemas import ErrorInfo, ParsedArticle
 from agents.proofread.scoring import calculate_score, count_by_severity, determine_approval, order_issues
 from agents.proofread.state import ReviewState
 from agents.proofread.status import report_status
 from bot import workpool
+
+log = logging.getLogger(__name__)
 
 
 async def parse_node(state: ReviewState) -> dict[str, Any]:
@@ -82,6 +86,8 @@ async def final_report_node(state: ReviewState) -> dict[str, Any]:
         "skipped": [s.model_dump() for s in state.get("skipped") or []],
         "comparison": None,
     }
+    review["issues"] = localize_issues(issues, report_language(review))
+    review["fixes"] = await safe_fixes(parsed, issues, state.get("filename"))
     previous = state.get("previous_review")
     if previous:
         review["version"] = int(previous.get("version", 1)) + 1
@@ -92,6 +98,16 @@ async def final_report_node(state: ReviewState) -> dict[str, Any]:
     report = render_report(review, lines)
     review["report"] = report
     return {"final_report": report, "comparison": review["comparison"], "review": review}
+
+
+async def safe_fixes(parsed: ParsedArticle, issues: list[dict[str, Any]], filename: str | None) -> dict[str, Any]:
+    """The article with the safe fixes applied, and its diff (fixes.fix_job), in the work pool
+    like the other work on the article's text. The report goes out without them when that fails."""
+    try:
+        return await workpool.run_untrusted(fix_job, parsed, issues, filename)
+    except Exception as exc:  # the fixes are an extra: the review stands without them
+        log.warning("safe fixes failed: %s", type(exc).__name__)
+        return {"count": 0, "counts": {}}
 
 
 def _sorted_errors(errors: list[ErrorInfo]) -> list[ErrorInfo]:

@@ -23,17 +23,17 @@ async def test_review_returns_score_counts_issues_and_the_full_report(conversati
     final = await conversation.send(fixture_text("privacy_leaks.md"))
     data = final.data
     counts = data["counts"]
-    assert counts["critical"] == 11
+    assert counts["critical"] == 8  # the secrets; its email, private IP and hostname are suggestions
     assert data["score"] == calculate_score(counts["critical"], counts["warning"], counts["suggestion"]) == 0
     assert data["approved"] is False
     assert [i["number"] for i in data["issues"]] == list(range(1, len(data["issues"]) + 1))
     assert {i["severity"] for i in data["issues"]} <= {"critical", "warning", "suggestion"}
-    assert "0/100" in final.text and "not approved" in final.text
-    (report,) = final.files
+    assert "0/100" in final.text and "非承認" in final.text  # a Japanese article: a Japanese report
+    report = final.files[0]
     assert report.filename == "proofread-report.md"
-    assert "## 🔴 Critical (11)" in report.content
-    assert "line 21" in report.content
-    assert final.cards[0].fields["Critical"] == "11"
+    assert "## 🔴 重大（8件）" in report.content
+    assert "21行目" in report.content
+    assert final.cards[0].fields["重大"] == "8"
 
 
 async def test_report_quotes_offending_lines_but_never_the_secret(conversation: Conversation):
@@ -95,7 +95,7 @@ async def test_a_checker_that_raises_does_not_stop_the_others():
     ]
     categories = {i["category"] for i in final.data["issues"]}
     assert {"markdown_format", "structure"} <= categories
-    assert "## Checks that failed" in final.files[0].content
+    assert "## 失敗したチェック" in final.files[0].content
     assert "check_privacy" in final.files[0].content
 
 
@@ -123,8 +123,8 @@ async def test_recheck_with_a_new_version_compares_with_the_previous_one(convers
     assert second.data["comparison"]["fixed"] == 2
     assert second.data["comparison"]["new"] == 0
     assert second.data["comparison"]["remaining"] == len(first.data["issues"]) - 2
-    assert second.data["score"] == first.data["score"] + 6
-    assert "Since the previous version: 2 fixed, 0 new" in second.text
+    assert second.data["score"] == first.data["score"] + 3  # a warning (JSON) and a suggestion (Python)
+    assert "前の版から: 直った指摘 2件、新しい指摘 0件" in second.text
     state = await conversation.state()
     assert state["article"] == fixed.replace("\r\n", "\n")
 
@@ -142,7 +142,7 @@ async def test_follow_ups_without_a_new_version(conversation: Conversation):
     await conversation.send(fixture_text("links_bad.md"))
     assert "paste the new version" in (await conversation.send("re-check please")).text
     listing = await conversation.send("list the issues")
-    assert listing.text.startswith("11 issues")  # duplicate-link is off by default
+    assert listing.text.startswith("10 issues")  # duplicate-link and http-url are off by default
     assert "How can" not in (await conversation.send("how do I fix the links?")).text
 
 

@@ -90,7 +90,7 @@ async def test_model_findings_are_anchored_to_the_quoted_line(fake_openai: FakeO
         ("language_quality", 13, "warning"), ("technical_accuracy", 13, "warning"),
     }
     assert "Technical accuracy was not checked" not in final.files[0].content
-    assert "without web search" in final.files[0].content
+    assert "ウェブ検索なし" in final.files[0].content
     assert {schema_name(r) for r in fake_openai.requests} == {"LanguageReview", "TechnicalClaims", "ClaimVerdicts"}
 
 
@@ -124,12 +124,12 @@ async def test_a_failing_model_becomes_error_info_and_the_rest_still_runs(
     assert steps == {"check_language_quality", "check_technical_accuracy"}
     assert all("misconfigured" in e["message"] for e in final.data["errors"])
     # The deterministic language rules and the other checkers still reported.
-    assert len([i for i in final.data["issues"] if i["category"] == "language_quality"]) == 11
-    assert "## Checks that failed" in final.files[0].content
+    assert len([i for i in final.data["issues"] if i["category"] == "language_quality"]) == 7
+    assert "## 失敗したチェック" in final.files[0].content
     # Two checks judged nothing, so the article cannot be approved, and the verdict says why.
     assert final.data["approved"] is False
-    assert "not approved: 2 checks failed" in final.text
-    assert "not approved: 2 checks failed ❌" in final.files[0].content
+    assert "非承認（2件のチェックが失敗）" in final.text
+    assert "非承認（2件のチェックが失敗） ❌" in final.files[0].content
 
 
 async def test_explain_uses_the_model_and_falls_back_to_the_report(fake_openai: FakeOpenAI, openai_settings: Settings):

@@ -228,10 +228,10 @@ async def test_hostile_input_gets_an_answer_with_linear_work(name: str, monkeypa
             final = await proofread(article)
         work[size] = meter.work
         assert final.data["errors"] == []  # a checker stopped by the budget reports an error
-        assert final.text.startswith("Proofreading: ")
+        assert final.text.startswith(("Proofreading: ", "校正結果: "))  # the report speaks the article's language
         assert final.data["score"] is not None
-        (report_file,) = final.files
-        assert report_file.content.startswith("# Proofreading report")
+        report_file = final.files[0]  # safe fixes may follow it
+        assert report_file.content.startswith(("# Proofreading report", "# 校正レポート"))
     small, large = work[SMALL], work[LARGE]
     assert sum(small.values()) > 0
     assert sum(large.values()) <= MAX_GROWTH * sum(small.values()), (small, large)

@@ -59,10 +59,10 @@ async def test_mention_with_a_markdown_file_is_proofread_by_the_real_agent(make_
     await slack.event(event)
     await harness.settle()
     replies = api.thread("C0GENERAL", event["ts"])
-    assert any(m.text.startswith("Proofreading:") for m in replies)
+    assert any(m.text.startswith("校正結果:") for m in replies)  # a Japanese article, a Japanese summary
     summary = next(m for m in replies if m.blocks)
-    assert summary.blocks[0]["text"]["text"].startswith("*Proofreading:")
-    (report,) = api.uploaded()
+    assert summary.blocks[0]["text"]["text"].startswith("*校正結果:")
+    report = api.uploaded()[0]
     assert report.name.endswith(".md") and report.thread_ts == event["ts"] and report.content
 
 
