@@ -4,6 +4,8 @@ bring (console, ask, slack, discord, data ingest…), built from what the entry 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import contextlib
 import logging
 import sys
 from collections.abc import Callable, Sequence
@@ -12,12 +14,55 @@ from bot.agent import AgentDefinition, CliCommand
 from bot.app import App
 from bot.config import ConfigError, Settings, load_settings
 from bot.loop import run
+from bot.sqldb import DatabaseError, configure_pool_size
+from bot.storage import prune_database
 from bot.supervisor import stop_signal
 
 
 async def _worker(app: App, args: argparse.Namespace) -> int:
     async with stop_signal() as stop:
-        await app.work(stop)
+        retention = asyncio.create_task(run_retention(app.settings, stop), name="retention")
+        try:
+            await app.work(stop)
+        finally:
+            retention.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await retention
+    return 0
+
+
+async def run_retention(settings: Settings, stop: asyncio.Event) -> None:
+    """The worker's retention job: `data prune` now, then every CONCIERGE_RETENTION_INTERVAL
+    seconds, until `stop` is set. A failed run is logged; the next one tries again."""
+    while not stop.is_set():
+        try:
+            report = await prune_database(settings)
+            log.info("retention: %s", report.summary())
+        except Exception:
+            log.exception("retention run failed")
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), timeout=settings.retention_interval)
+
+
+def _days(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value >= 0:  # NaN too
+        raise argparse.ArgumentTypeError(f"must be a number of days, 0 or more (0 keeps threads for ever), not {text!r}")
+    return value
+
+
+def _prune_options(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--ttl", type=_days, metavar="DAYS",
+                        help="forget conversations idle this many days (default CONCIERGE_THREAD_TTL_DAYS; 0: never)")
+    parser.add_argument("--dry-run", action="store_true", help="report what would be removed, remove nothing")
+
+
+async def _prune(app: App, args: argparse.Namespace) -> int:
+    report = await prune_database(app.settings, ttl_days=args.ttl, dry_run=args.dry_run)
+    print(report.summary())
     return 0
 
 
@@ -30,8 +75,13 @@ async def _seed(app: App, args: argparse.Namespace) -> int:
 CORE_COMMANDS = (
     CliCommand("worker", "background worker: every agent's jobs (e.g. hotel availability refresh)", _worker),
     CliCommand("seed", "load every agent's demo data (idempotent)", _seed, group="data"),
+    CliCommand(
+        "prune", "retention: keep each conversation's latest checkpoint, forget conversations idle past the TTL",
+        _prune, _prune_options, group="data",
+    ),
 )
 GROUPS = {"data": "data management"}
+log = logging.getLogger(__name__)
 
 
 def parser_for(commands: Sequence[CliCommand]) -> argparse.ArgumentParser:
@@ -71,6 +121,7 @@ def main(
     """Parse the command line, load settings and agents, run the chosen command."""
     try:
         settings = load_settings()
+        configure_pool_size(settings.db_pool_size)
         app = App(settings, agents(settings), platforms)
         commands = [*app.cli_commands(), *CORE_COMMANDS]
     except ConfigError as exc:
@@ -81,7 +132,7 @@ def main(
     _logging(settings, command)
     try:
         return run(command.run(app, args), settings.event_loop)
-    except ConfigError as exc:
+    except (ConfigError, DatabaseError) as exc:
         print(exc, file=sys.stderr)
         return 2
     except KeyboardInterrupt:

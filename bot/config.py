@@ -49,6 +49,13 @@ class Settings(BaseSettings):
         32, ge=2, le=100_000, validation_alias=_env("CONCIERGE_CHECKPOINTS_KEPT")
     )
     dedupe_ttl: float = Field(3600.0, gt=0, validation_alias=_env("CONCIERGE_DEDUPE_TTL"))
+    # PostgreSQL connections per process: one pool this size for everything (app tables,
+    # checkpoints, agents' stores), plus one connection holding the turn locks.
+    db_pool_size: int = Field(10, ge=2, le=500, validation_alias=_env("CONCIERGE_DB_POOL_SIZE"))
+    # Retention (`python -m bot data prune`, daily in the worker): a conversation idle this many
+    # days is forgotten (0: kept for ever); every other one keeps only its latest checkpoint.
+    thread_ttl_days: float = Field(90.0, ge=0, validation_alias=_env("CONCIERGE_THREAD_TTL_DAYS"))
+    retention_interval: float = Field(86400.0, gt=0, validation_alias=_env("CONCIERGE_RETENTION_INTERVAL"))
 
     # --- turns --------------------------------------------------------------------------
     turn_deadline: float = Field(120.0, gt=0, validation_alias=_env("CONCIERGE_TURN_DEADLINE"))

@@ -1,7 +1,9 @@
-"""Storage: the LangGraph checkpointer and the app database (threads, turn lifecycle, deliveries).
+"""Storage: the LangGraph checkpointer, the app database (threads, turn lifecycle, deliveries) and
+retention (pruning old checkpoints, expiring idle threads).
 
-SQLite (one connection on its own thread, see bot/sqlite.py) by default; PostgreSQL (psycopg pool)
-when CONCIERGE_DATABASE_URL is postgresql://."""
+SQLite (one connection on its own thread, see bot/sqlite.py) by default; PostgreSQL when
+CONCIERGE_DATABASE_URL is postgresql://, on the process's one pool (bot/sqldb.py), which the
+checkpointer shares."""
 
 from __future__ import annotations
 
@@ -13,6 +15,8 @@ import enum
 import json
 import logging
 import os
+import re
+import sqlite3
 import time
 import types
 import typing
@@ -31,49 +35,63 @@ from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
 from pydantic import BaseModel
 
 from bot.config import ConfigError, Settings, aes_key
+from bot.lifecycle import IN_FLIGHT
+from bot.sqldb import (
+    AddColumn,
+    Migration,
+    PostgresDatabase,
+    SqliteDatabase,
+    Transaction,
+    migrate,
+    open_database,
+)
 from bot.sqlite import SqliteCheckpointer, SqliteThread
 
 log = logging.getLogger(__name__)
 
-_SCHEMA = [
-    """CREATE TABLE IF NOT EXISTS concierge_threads (
-        key TEXT PRIMARY KEY,
-        platform TEXT NOT NULL,
-        agent TEXT,
-        generation INTEGER NOT NULL DEFAULT 0,
-        state TEXT NOT NULL DEFAULT 'idle',
-        turn INTEGER NOT NULL DEFAULT 0,
-        pending TEXT,
-        note TEXT,
-        created_at DOUBLE PRECISION NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS concierge_threads_state ON concierge_threads (state)",
-    """CREATE TABLE IF NOT EXISTS concierge_deliveries (
-        id TEXT PRIMARY KEY,
-        expires_at DOUBLE PRECISION NOT NULL
-    )""",
-    "CREATE INDEX IF NOT EXISTS concierge_deliveries_expiry ON concierge_deliveries (expires_at)",
-    # SQLite only: which process runs a turn of a thread (PostgreSQL uses advisory locks).
-    """CREATE TABLE IF NOT EXISTS concierge_turn_locks (
-        key TEXT PRIMARY KEY,
-        owner TEXT NOT NULL,
-        pid INTEGER NOT NULL,
-        acquired_at DOUBLE PRECISION NOT NULL
-    )""",
-    # Model tokens spent per workspace per UTC day (CONCIERGE_DAILY_TOKEN_BUDGET).
-    """CREATE TABLE IF NOT EXISTS concierge_token_usage (
-        account TEXT NOT NULL,
-        day TEXT NOT NULL,
-        tokens BIGINT NOT NULL DEFAULT 0,
-        PRIMARY KEY (account, day)
-    )""",
-]
-# Columns added after a table first shipped: (table, column, type), added where missing at start-up.
-_COLUMNS = [
+# The app tables' schema, one versioned step at a time (bot/sqldb.py); append, never edit.
+MIGRATIONS = (
+    Migration("threads, deliveries, turn locks, token usage", (
+        """CREATE TABLE IF NOT EXISTS concierge_threads (
+            key TEXT PRIMARY KEY,
+            platform TEXT NOT NULL,
+            agent TEXT,
+            generation INTEGER NOT NULL DEFAULT 0,
+            state TEXT NOT NULL DEFAULT 'idle',
+            turn INTEGER NOT NULL DEFAULT 0,
+            pending TEXT,
+            note TEXT,
+            created_at DOUBLE PRECISION NOT NULL,
+            updated_at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS concierge_threads_state ON concierge_threads (state)",
+        """CREATE TABLE IF NOT EXISTS concierge_deliveries (
+            id TEXT PRIMARY KEY,
+            expires_at DOUBLE PRECISION NOT NULL
+        )""",
+        "CREATE INDEX IF NOT EXISTS concierge_deliveries_expiry ON concierge_deliveries (expires_at)",
+        # SQLite only: which process runs a turn of a thread (PostgreSQL uses advisory locks).
+        """CREATE TABLE IF NOT EXISTS concierge_turn_locks (
+            key TEXT PRIMARY KEY,
+            owner TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            acquired_at DOUBLE PRECISION NOT NULL
+        )""",
+        # Model tokens spent per workspace per UTC day (CONCIERGE_DAILY_TOKEN_BUDGET).
+        """CREATE TABLE IF NOT EXISTS concierge_token_usage (
+            account TEXT NOT NULL,
+            day TEXT NOT NULL,
+            tokens BIGINT NOT NULL DEFAULT 0,
+            PRIMARY KEY (account, day)
+        )""",
+    )),
     # The platform id of the in-flight turn's status message, so a restart can edit or replace it.
-    ("concierge_threads", "status_message", "TEXT"),
-]
+    Migration("threads remember their status message", (AddColumn("concierge_threads", "status_message", "TEXT"),)),
+    # Retention finds threads idle past the TTL without reading them all.
+    Migration("threads by last activity", (
+        "CREATE INDEX IF NOT EXISTS concierge_threads_updated ON concierge_threads (updated_at)",
+    )),
+)
 
 
 @dataclass
@@ -99,38 +117,23 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
 
-async def _postgres_pool(url: str, *, max_size: int) -> Any:
-    """A psycopg pool set up as AsyncPostgresSaver needs it: autocommit, no prepared statements
-    (poolers), dict rows."""
-    from psycopg.rows import dict_row
-    from psycopg_pool import AsyncConnectionPool
-
-    pool = AsyncConnectionPool(
-        url,
-        min_size=1,
-        max_size=max_size,
-        open=False,
-        kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row},
-    )
-    await pool.open(wait=True, timeout=10)
-    return pool
-
-
 class AppDatabase:
-    """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication."""
+    """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication.
+
+    SQLite: on the checkpointer's connection and thread when shared, so the two never contend for
+    SQLite's write lock. PostgreSQL: on the process's pool (bot/sqldb.py), plus one connection of
+    its own that holds the turn locks."""
 
     def __init__(
         self,
         *,
         sqlite: SqliteThread | None = None,
-        pool: Any = None,
-        url: str = "",
+        pg: PostgresDatabase | None = None,
         owns_connection: bool = True,
         lock_ttl: float = 600.0,
     ) -> None:
         self._sqlite = sqlite
-        self._pool = pool
-        self._url = url
+        self._pg = pg
         self._owns = owns_connection
         self._lock_ttl = lock_ttl
         self._locks: _TurnLocks | None = None
@@ -138,10 +141,12 @@ class AppDatabase:
 
     @property
     def is_postgres(self) -> bool:
-        return self._pool is not None
+        return self._pg is not None
 
     @classmethod
-    async def open(cls, url: str, *, share: Checkpoints | None = None, lock_ttl: float = 600.0) -> AppDatabase:
+    async def open(
+        cls, url: str, *, share: Checkpoints | None = None, lock_ttl: float = 600.0, pool_size: int | None = None
+    ) -> AppDatabase:
         """Open the app database; with `share` (a SQLite checkpointer on the same file) it uses the
         checkpointer's connection and thread, so the two never contend for SQLite's write lock.
 
@@ -149,51 +154,42 @@ class AppDatabase:
         alive counts as abandoned (the turn deadline plus a margin)."""
         if share is not None and share.kind == "sqlite":
             db = cls(sqlite=share.connection, owns_connection=False, lock_ttl=lock_ttl)
-        elif url.startswith("postgresql://"):
-            db = cls(pool=await _postgres_pool(url, max_size=16), url=url)
+        elif url.startswith(("postgresql://", "postgres://")):
+            pg = await open_database(url, name="app database", pool_size=pool_size)
+            assert isinstance(pg, PostgresDatabase)
+            db = cls(pg=pg)
         else:
             db = cls(sqlite=await SqliteThread.open(sqlite_path(url)), lock_ttl=lock_ttl)
-        for statement in _SCHEMA:
-            await db.execute(statement)
-        await db._add_columns()
+        try:
+            if db._pg is not None:
+                await migrate(db._pg, "app", MIGRATIONS)
+            elif db._sqlite is not None:
+                await migrate(SqliteDatabase.on(db._sqlite), "app", MIGRATIONS)
+        except BaseException:
+            await db.close()
+            raise
         return db
 
-    async def _add_columns(self) -> None:
-        """Add the columns of `_COLUMNS` a database made by an older version lacks."""
-        for table, column, kind in _COLUMNS:
-            if self.is_postgres:
-                await self.execute(f"ALTER TABLE {table} ADD COLUMN IF NOT EXISTS {column} {kind}")
-                continue
-            present = {row["name"] for row in await self.fetch(f"PRAGMA table_info({table})")}
-            if column not in present:
-                with contextlib.suppress(Exception):  # another process added it meanwhile
-                    await self.execute(f"ALTER TABLE {table} ADD COLUMN {column} {kind}")
-
     async def close(self) -> None:
+        if self._locks is not None:
+            locks, self._locks = self._locks, None
+            await locks.close()
         if self._sqlite is not None and self._owns:
             await self._sqlite.close()
-        if self._locks is not None:
-            await self._locks.close()
-        if self._pool is not None:
-            await self._pool.close()
+        if self._pg is not None:
+            pg, self._pg = self._pg, None
+            await pg.close()
 
     # --- low level ----------------------------------------------------------------------
-    def _sql(self, sql: str) -> str:
-        return sql.replace("?", "%s") if self.is_postgres else sql
-
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        if self._pool is not None:
-            async with self._pool.connection() as conn:
-                cur = await conn.execute(self._sql(sql), params)
-                return int(cur.rowcount or 0)
+        if self._pg is not None:
+            return await self._pg.execute(sql, params)
         assert self._sqlite is not None
         return await self._sqlite.execute(sql, params)
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
-        if self._pool is not None:
-            async with self._pool.connection() as conn:
-                cur = await conn.execute(self._sql(sql), params)
-                return list(await cur.fetchall())
+        if self._pg is not None:
+            return await self._pg.fetch_dicts(sql, params)
         assert self._sqlite is not None
         return await self._sqlite.fetch(sql, params)
 
@@ -294,8 +290,8 @@ class AppDatabase:
 
     def _turn_locks(self) -> _TurnLocks:
         if self._locks is None:
-            if self._pool is not None:
-                self._locks = _AdvisoryLocks(self._url)
+            if self._pg is not None:
+                self._locks = _AdvisoryLocks(self._pg)
             else:
                 assert self._sqlite is not None
                 self._locks = _SqliteTurnLocks(self._sqlite, self._lock_ttl)
@@ -377,8 +373,8 @@ class _AdvisoryLocks(_TurnLocks):
     lock never blocks the shared connection: `pg_try_advisory_lock`, retried with backoff while
     another process runs a turn of that thread."""
 
-    def __init__(self, url: str) -> None:
-        self._url = url
+    def __init__(self, db: PostgresDatabase) -> None:
+        self._db = db
         self._conn: Any = None
         self._connecting = asyncio.Lock()
 
@@ -389,9 +385,7 @@ class _AdvisoryLocks(_TurnLocks):
     async def _connection(self) -> Any:
         async with self._connecting:
             if self._conn is None or self._conn.closed:
-                import psycopg
-
-                self._conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True, prepare_threshold=0)
+                self._conn = await self._db.dedicated_connection()
             return self._conn
 
     async def try_acquire(self, key: str) -> bool:
@@ -506,35 +500,110 @@ def _type_hints(cls: type) -> list[Any]:
 
 
 def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
-    """AsyncPostgresSaver; `sealed`: one that stores every channel value through the serializer."""
+    """LangGraph's AsyncPostgresSaver (same tables, rows and serialisation, so its own tools read
+    what this writes) with a cheaper write path; `sealed`: every channel value goes through the
+    serializer (see `aput`)."""
+    from langgraph.checkpoint.base import (
+        WRITES_IDX_MAP,
+        CheckpointTuple,
+        get_serializable_checkpoint_metadata,
+    )
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
+    from langgraph.checkpoint.serde.types import _DeltaSnapshot
+    from psycopg.types.json import Jsonb
 
-    if not sealed:
-        return AsyncPostgresSaver(pool)
+    class PostgresCheckpointer(AsyncPostgresSaver):
+        """Serialisation runs inline, not in `asyncio.to_thread`: a checkpoint of a bounded
+        history takes well under a millisecond to dump, less than the thread hop costs, and the
+        upstream saver holds a pooled connection across that hop. A put is one pipelined round
+        trip: its blobs and its checkpoint row together.
 
-    class SealedPostgresSaver(AsyncPostgresSaver):
-        """AsyncPostgresSaver keeps str, int, float and bool channel values in the checkpoint's
-        plain JSON, out of the serializer's reach (a user's text in a `str` state field would be
-        stored in the clear). Here they are written as blobs, through the encrypting serializer,
-        like every other value; reading finds them by channel version as it finds any blob."""
+        Sealed: the upstream saver keeps str, int, float and bool channel values in the
+        checkpoint's plain JSON, out of the serializer's reach (a user's text in a `str` state
+        field would be stored in the clear). Sealed, they are written as blobs, through the
+        encrypting serializer, like every other value; reading finds them by channel version as
+        it finds any blob."""
 
         async def aput(
             self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
             new_versions: ChannelVersions,
         ) -> RunnableConfig:
-            values = checkpoint["channel_values"]
-            plain = {k: v for k, v in values.items() if isinstance(v, str | int | float | bool)}
-            if versions := {k: v for k, v in new_versions.items() if k in plain}:
-                configurable = config["configurable"]
-                rows = await asyncio.to_thread(
-                    self._dump_blobs, configurable["thread_id"], configurable["checkpoint_ns"], plain, versions
-                )
-                async with self._cursor(pipeline=True) as cur:
-                    await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, rows)
-            rest = {k: v for k, v in values.items() if k not in plain}
-            return await super().aput(config, {**checkpoint, "channel_values": rest}, metadata, new_versions)
+            configurable = config["configurable"]
+            thread_id, namespace = configurable["thread_id"], configurable["checkpoint_ns"]
+            inline = dict(checkpoint["channel_values"])
+            blobs: dict[str, Any] = {}
+            for channel, value in checkpoint["channel_values"].items():
+                if isinstance(value, _DeltaSnapshot):
+                    blobs[channel] = inline.pop(channel)
+                    inline[channel] = True
+                elif value is None or (not sealed and isinstance(value, str | int | float | bool)):
+                    continue
+                else:
+                    blobs[channel] = inline.pop(channel)
+            versions = {k: v for k, v in new_versions.items() if k in blobs}
+            blob_rows = self._dump_blobs(thread_id, namespace, blobs, versions) if versions else []
+            row = (
+                thread_id, namespace, checkpoint["id"], configurable.get("checkpoint_id"),
+                Jsonb({**checkpoint, "channel_values": inline}),
+                Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
+            )
+            async with self._cursor(pipeline=True) as cur:
+                if blob_rows:
+                    await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
+                await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
+            return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint["id"]}}
 
-    return SealedPostgresSaver(pool)
+        async def aput_writes(
+            self, config: RunnableConfig, writes: Sequence[tuple[str, Any]], task_id: str, task_path: str = "",
+        ) -> None:
+            query = (
+                self.UPSERT_CHECKPOINT_WRITES_SQL
+                if all(w[0] in WRITES_IDX_MAP for w in writes)
+                else self.INSERT_CHECKPOINT_WRITES_SQL
+            )
+            configurable = config["configurable"]
+            rows = self._dump_writes(
+                configurable["thread_id"], configurable["checkpoint_ns"], configurable["checkpoint_id"],
+                task_id, task_path, writes,
+            )
+            async with self._cursor(pipeline=True) as cur:
+                await cur.executemany(query, rows)
+
+        async def _load_checkpoint_tuple(self, value: Any) -> CheckpointTuple:
+            parent = value["parent_checkpoint_id"]
+            return CheckpointTuple(
+                {"configurable": {
+                    "thread_id": value["thread_id"], "checkpoint_ns": value["checkpoint_ns"],
+                    "checkpoint_id": value["checkpoint_id"],
+                }},
+                {  # type: ignore[typeddict-item]  # the stored JSON holds the other keys
+                    **value["checkpoint"],
+                    "channel_values": {
+                        **(value["checkpoint"].get("channel_values") or {}),
+                        **self._load_blobs(value["channel_values"]),
+                    },
+                },
+                value["metadata"],
+                {"configurable": {
+                    "thread_id": value["thread_id"], "checkpoint_ns": value["checkpoint_ns"], "checkpoint_id": parent,
+                }} if parent else None,
+                self._load_writes(value["pending_writes"]),
+            )
+
+    return PostgresCheckpointer(pool)
+
+
+@dataclass
+class Removed:
+    """What a prune or an expiry took away (or, in a dry run, would take away)."""
+
+    checkpoints: int = 0
+    bytes: int = 0
+
+    def __iadd__(self, other: Removed) -> Removed:
+        self.checkpoints += other.checkpoints
+        self.bytes += other.bytes
+        return self
 
 
 class Checkpoints:
@@ -542,7 +611,7 @@ class Checkpoints:
 
     def __init__(self, saver: BaseCheckpointSaver, closer: Any, kind: str, serde: CheckpointSerde | None = None) -> None:
         self.saver = saver
-        self._closer = closer
+        self._closer = closer  # SQLite: the SqliteThread; PostgreSQL: the process's PostgresDatabase
         self.kind = kind
         self.serde = serde or CheckpointSerde()
         saver.serde = self.serde.serializer()
@@ -553,10 +622,15 @@ class Checkpoints:
         url = settings.resolved_database_url
         checkpoints: Checkpoints
         if url.startswith("postgresql://"):
-            pool = await _postgres_pool(url, max_size=16)
-            pg_saver = _postgres_saver(pool, sealed=serde.encrypted)
-            await pg_saver.setup()
-            checkpoints = cls(pg_saver, pool, "postgres", serde)
+            db = await open_database(url, name="checkpoints", pool_size=settings.db_pool_size)
+            assert isinstance(db, PostgresDatabase)
+            try:
+                pg_saver = _postgres_saver(db.pool, sealed=serde.encrypted)
+                await pg_saver.setup()
+            except BaseException:
+                await db.close()
+                raise
+            checkpoints = cls(pg_saver, db, "postgres", serde)
         else:
             worker = await SqliteThread.open(sqlite_path(url))
             sqlite_saver = SqliteCheckpointer(worker)
@@ -593,18 +667,20 @@ class Checkpoints:
 
     async def _key_sample(self, store: str | None = None) -> list[str]:
         """The stored key-check sample ([] when none); with `store`, save it first."""
+        await self._execute(_KEY_CHECK_TABLE)
+        if store is not None:
+            await self._execute(
+                "INSERT INTO concierge_checkpoint_key (id, sample) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", (store,)
+            )
+        return [str(row["sample"]) for row in await self._fetch("SELECT sample FROM concierge_checkpoint_key WHERE id = 1")]
+
+    async def _execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        return int(await self._closer.execute(sql, params))
+
+    async def _fetch(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         if self.kind == "sqlite":
-            worker: SqliteThread = self._closer
-            await worker.execute(_KEY_CHECK_TABLE)
-            if store is not None:
-                await worker.execute("INSERT INTO concierge_checkpoint_key (id, sample) VALUES (1, ?) ON CONFLICT (id) DO NOTHING", (store,))
-            return [str(row["sample"]) for row in await worker.fetch("SELECT sample FROM concierge_checkpoint_key WHERE id = 1")]
-        async with self._closer.connection() as pg:
-            await pg.execute(_KEY_CHECK_TABLE)
-            if store is not None:
-                await pg.execute("INSERT INTO concierge_checkpoint_key (id, sample) VALUES (1, %s) ON CONFLICT (id) DO NOTHING", (store,))
-            cur = await pg.execute("SELECT sample FROM concierge_checkpoint_key WHERE id = 1")
-            return [str(row["sample"]) for row in await cur.fetchall()]
+            return await self._closer.fetch(sql, params)  # type: ignore[no-any-return]
+        return await self._closer.fetch_dicts(sql, params)  # type: ignore[no-any-return]
 
     @property
     def connection(self) -> SqliteThread:
@@ -613,74 +689,253 @@ class Checkpoints:
         return self._closer  # type: ignore[no-any-return]
 
     async def close(self) -> None:
-        await self._closer.close()
+        closer, self._closer = self._closer, None
+        if closer is not None:  # a second close must not give back the shared pool twice
+            await closer.close()
 
-    async def prune(self, thread_id: str, keep: int) -> None:
-        """Delete all but the newest `keep` checkpoints of a thread (and their writes and blobs)."""
+    async def thread_ids(self) -> dict[str, int]:
+        """Every thread that has checkpoints, with how many it has (subgraphs' included)."""
+        rows = await self._fetch("SELECT thread_id, COUNT(*) AS n FROM checkpoints GROUP BY thread_id")
+        return {str(row["thread_id"]): int(row["n"]) for row in rows}
+
+    async def prune(self, thread_id: str, keep: int, *, dry_run: bool = False, measure: bool = False) -> Removed:
+        """Delete all but the newest `keep` checkpoints of a thread (and their writes and blobs).
+        `measure`: count what goes (checkpoints, bytes) first; `dry_run`: only count it."""
         if self.kind == "sqlite":
             worker: SqliteThread = self._closer
+            return await worker.run(_prune_sqlite, worker.conn, thread_id, keep, dry_run, measure or dry_run)
+        rows = await self._fetch(
+            "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+            "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
+            (thread_id, keep - 1),
+        )
+        if not rows:
+            return Removed()
+        cutoff = rows[0]["checkpoint_id"]
+        removed = Removed()
+        if measure or dry_run:
+            removed = await self._measure_pg(thread_id, cutoff)
+        if dry_run:
+            return removed
 
-            def prune() -> None:
-                conn = worker.conn
-                row = conn.execute(
-                    "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
-                    "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
-                    (thread_id, keep - 1),
-                ).fetchone()
-                if row is None:
-                    return
-                for table in ("checkpoints", "writes"):
-                    conn.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, row[0]))
-                conn.commit()
+        async def delete(tx: Transaction) -> None:
+            await tx.execute("DELETE FROM checkpoint_writes WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, cutoff))
+            await tx.execute("DELETE FROM checkpoints WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, cutoff))
+            await tx.execute(_UNREFERENCED_BLOBS.format(verb="DELETE FROM checkpoint_blobs b", newer=""), (thread_id,))
 
-            await worker.run(prune)
-            return
-        async with self._closer.connection() as pg:
-            cur = await pg.execute(
-                "SELECT checkpoint_id FROM checkpoints WHERE thread_id = %s AND checkpoint_ns = '' "
-                "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET %s",
-                (thread_id, keep - 1),
-            )
-            row = await cur.fetchone()
-            if row is None:
-                return
-            cutoff_id = row["checkpoint_id"]
-            await pg.execute(
-                "DELETE FROM checkpoint_writes WHERE thread_id = %s AND checkpoint_id < %s", (thread_id, cutoff_id)
-            )
-            await pg.execute(
-                "DELETE FROM checkpoints WHERE thread_id = %s AND checkpoint_id < %s", (thread_id, cutoff_id)
-            )
-            await pg.execute(
-                "DELETE FROM checkpoint_blobs b WHERE b.thread_id = %s AND NOT EXISTS ("
-                " SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id"
-                " AND c.checkpoint_ns = b.checkpoint_ns"
-                " AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)",
-                (thread_id,),
-            )
+        await self._closer.transaction(delete)
+        return removed
+
+    async def _measure_pg(self, thread_id: str, cutoff: str | None) -> Removed:
+        """Checkpoints before `cutoff` (all when None) and the bytes they, their writes and the
+        blobs only they refer to take."""
+        before = "AND checkpoint_id < ?" if cutoff is not None else ""
+        params: tuple[Any, ...] = (thread_id, cutoff) if cutoff is not None else (thread_id,)
+        newer = "AND c.checkpoint_id >= ?" if cutoff is not None else "AND FALSE"
+        rows = await self._fetch(
+            "SELECT "
+            f"(SELECT COUNT(*) FROM checkpoints WHERE thread_id = ? {before}) AS n, "
+            "(SELECT COALESCE(SUM(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) "
+            f" FROM checkpoints WHERE thread_id = ? {before}) AS c, "
+            f"(SELECT COALESCE(SUM(LENGTH(blob)), 0) FROM checkpoint_writes WHERE thread_id = ? {before}) AS w, "
+            "(" + _UNREFERENCED_BLOBS.format(verb="SELECT COALESCE(SUM(LENGTH(b.blob)), 0) FROM checkpoint_blobs b", newer=newer) + ") AS b",
+            (*params, *params, *params, thread_id, *((cutoff,) if cutoff is not None else ())),
+        )
+        row = rows[0]
+        return Removed(int(row["n"]), int(row["c"]) + int(row["w"]) + int(row["b"]))
+
+    async def delete_thread(self, thread_id: str, *, dry_run: bool = False) -> Removed:
+        """Every checkpoint of a thread, with its writes and blobs; what that was."""
+        if self.kind == "sqlite":
+            worker: SqliteThread = self._closer
+            return await worker.run(_delete_sqlite, worker.conn, thread_id, dry_run)
+        removed = await self._measure_pg(thread_id, None)
+        if not dry_run:
+            await self.saver.adelete_thread(thread_id)
+        return removed
 
     async def stored_bytes(self, thread_id: str | None = None) -> int:
         """Bytes of checkpoint data stored (all threads, or one)."""
         where, params = ("WHERE thread_id = ?", (thread_id,)) if thread_id else ("", ())
+        sums: tuple[str, ...]
         if self.kind == "sqlite":
-            worker: SqliteThread = self._closer
-            total = 0
-            for sql in (
+            sums = (
                 f"SELECT COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) AS n FROM checkpoints {where}",
                 f"SELECT COALESCE(SUM(LENGTH(value)), 0) AS n FROM writes {where}",
-            ):
-                rows = await worker.fetch(sql, params)
-                total += int(rows[0]["n"]) if rows else 0
-            return total
-        where = where.replace("?", "%s")
-        total = 0
-        async with self._closer.connection() as pg:
-            for sql in (
+            )
+        else:
+            sums = (
                 f"SELECT COALESCE(SUM(pg_column_size(checkpoint) + pg_column_size(metadata)), 0) AS n FROM checkpoints {where}",
                 f"SELECT COALESCE(SUM(LENGTH(blob)), 0) AS n FROM checkpoint_blobs {where}",
                 f"SELECT COALESCE(SUM(LENGTH(blob)), 0) AS n FROM checkpoint_writes {where}",
-            ):
-                cur = await pg.execute(sql, params)
-                row = await cur.fetchone()
-                total += int(row["n"]) if row else 0
+            )
+        total = 0
+        for sql in sums:
+            rows = await self._fetch(sql, params)
+            total += int(rows[0]["n"]) if rows else 0
         return total
+
+
+# Blobs of a thread no checkpoint (`newer`: no checkpoint at or after the cutoff) refers to.
+_UNREFERENCED_BLOBS = (
+    "{verb} WHERE b.thread_id = ? AND NOT EXISTS ("
+    " SELECT 1 FROM checkpoints c WHERE c.thread_id = b.thread_id"
+    " AND c.checkpoint_ns = b.checkpoint_ns {newer}"
+    " AND c.checkpoint -> 'channel_versions' ->> b.channel = b.version)"
+)
+
+
+def _sqlite_removed(conn: sqlite3.Connection, thread_id: str, before: str | None) -> Removed:
+    where, params = ("thread_id = ? AND checkpoint_id < ?", (thread_id, before)) if before else ("thread_id = ?", (thread_id,))
+    n, size = conn.execute(
+        f"SELECT COUNT(*), COALESCE(SUM(LENGTH(checkpoint) + LENGTH(metadata)), 0) FROM checkpoints WHERE {where}", params
+    ).fetchone()
+    (writes,) = conn.execute(f"SELECT COALESCE(SUM(LENGTH(value)), 0) FROM writes WHERE {where}", params).fetchone()
+    return Removed(int(n), int(size) + int(writes))
+
+
+def _prune_sqlite(conn: sqlite3.Connection, thread_id: str, keep: int, dry_run: bool, measure: bool) -> Removed:
+    """On the database's thread: one operation, one commit."""
+    row = conn.execute(
+        "SELECT checkpoint_id FROM checkpoints WHERE thread_id = ? AND checkpoint_ns = '' "
+        "ORDER BY checkpoint_id DESC LIMIT 1 OFFSET ?",
+        (thread_id, keep - 1),
+    ).fetchone()
+    if row is None:
+        return Removed()
+    removed = _sqlite_removed(conn, thread_id, row[0]) if measure else Removed()
+    if dry_run:
+        return removed
+    try:
+        for table in ("checkpoints", "writes"):
+            conn.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_id < ?", (thread_id, row[0]))
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return removed
+
+
+def _delete_sqlite(conn: sqlite3.Connection, thread_id: str, dry_run: bool) -> Removed:
+    removed = _sqlite_removed(conn, thread_id, None)
+    if dry_run:
+        return removed
+    try:
+        for table in ("checkpoints", "writes"):
+            conn.execute(f"DELETE FROM {table} WHERE thread_id = ?", (thread_id,))
+        conn.commit()
+    except BaseException:
+        conn.rollback()
+        raise
+    return removed
+
+
+# --- retention ------------------------------------------------------------------------------
+_GENERATION = re.compile(r"#\d+$")
+
+
+def conversation_of(checkpoint_thread: str) -> str:
+    """The conversation key a checkpoint thread belongs to: `{key}[#generation]/{agent}` → key."""
+    head = checkpoint_thread.rsplit("/", 1)[0] if "/" in checkpoint_thread else checkpoint_thread
+    return _GENERATION.sub("", head)
+
+
+@dataclass
+class RetentionReport:
+    """What `prune_stored_threads` removed (or, in a dry run, would remove)."""
+
+    dry_run: bool = False
+    threads_expired: int = 0  # conversations idle past the TTL, forgotten with their checkpoints
+    threads_pruned: int = 0  # conversations whose older checkpoints went, the latest kept
+    checkpoints: int = 0
+    bytes: int = 0
+    busy: int = 0  # conversations left alone because a turn was running there
+
+    def summary(self) -> str:
+        verb = "would remove" if self.dry_run else "removed"
+        return (
+            f"{verb} {self.checkpoints} checkpoints ({_size(self.bytes)}): {self.threads_expired} threads "
+            f"expired, {self.threads_pruned} pruned to their latest checkpoint"
+            + (f"; {self.busy} skipped (a turn was running)" if self.busy else "")
+        )
+
+
+def _size(n: int) -> str:
+    if n < 1024:
+        return f"{n} bytes"
+    size = n / 1024
+    for unit in ("KB", "MB"):
+        if size < 1024:
+            return f"{size:.1f} {unit}"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+async def prune_stored_threads(
+    checkpoints: Checkpoints,
+    app_db: AppDatabase,
+    *,
+    ttl_days: float,
+    dry_run: bool = False,
+    now: float | None = None,
+) -> RetentionReport:
+    """Retention, for every conversation no turn is running in: one idle past `ttl_days` (0: none
+    ever is) loses its checkpoints and its record; any other keeps only its latest checkpoint,
+    which is all the next turn reads. Each conversation is handled under its turn lock, so a turn
+    that starts meanwhile waits, and a conversation with a turn running is left for the next run."""
+    now = time.time() if now is None else now
+    cutoff = now - ttl_days * 86400 if ttl_days > 0 else None
+    report = RetentionReport(dry_run=dry_run)
+    threads: dict[str, list[str]] = {}
+    prunable = set()
+    for thread_id, count in (await checkpoints.thread_ids()).items():
+        key = conversation_of(thread_id)
+        threads.setdefault(key, []).append(thread_id)
+        if count > 1:
+            prunable.add(key)
+    expiring = set()
+    if cutoff is not None:
+        rows = await app_db.fetch("SELECT key FROM concierge_threads WHERE updated_at < ?", (cutoff,))
+        expiring = {str(row["key"]) for row in rows}
+    in_flight = {state.value for state in IN_FLIGHT}
+    for key in sorted(prunable | expiring):  # a conversation already down to one checkpoint has nothing to give
+        async with app_db.try_thread_lock(key) as free:
+            record = await app_db.get_thread(key)
+            if not free or (record is not None and record.state in in_flight):
+                report.busy += 1
+                continue
+            removed = Removed()
+            if cutoff is not None and record is not None and record.updated_at < cutoff:
+                for thread_id in threads.get(key, ()):
+                    removed += await checkpoints.delete_thread(thread_id, dry_run=dry_run)
+                if not dry_run:
+                    await app_db.execute(
+                        "DELETE FROM concierge_threads WHERE key = ? AND updated_at < ?", (key, cutoff)
+                    )
+                report.threads_expired += 1
+            else:
+                for thread_id in threads.get(key, ()):
+                    removed += await checkpoints.prune(thread_id, 1, dry_run=dry_run, measure=True)
+                if removed.checkpoints:
+                    report.threads_pruned += 1
+            report.checkpoints += removed.checkpoints
+            report.bytes += removed.bytes
+    return report
+
+
+async def prune_database(settings: Settings, *, ttl_days: float | None = None, dry_run: bool = False) -> RetentionReport:
+    """`python -m bot data prune`: retention on the configured database (see `prune_stored_threads`)."""
+    checkpoints = await Checkpoints.open(settings)
+    try:
+        app_db = await AppDatabase.open(
+            settings.resolved_database_url, share=checkpoints, lock_ttl=settings.turn_deadline + 60,
+            pool_size=settings.db_pool_size,
+        )
+        try:
+            return await prune_stored_threads(
+                checkpoints, app_db, ttl_days=settings.thread_ttl_days if ttl_days is None else ttl_days, dry_run=dry_run
+            )
+        finally:
+            await app_db.close()
+    finally:
+        await checkpoints.close()

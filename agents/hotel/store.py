@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field, field_validator, model_validator
 
 from agents.hotel import geo
-from bot.sqldb import Database, DatabaseError, Transaction, open_database
+from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
 MAX_NIGHTS = 60
 
@@ -137,34 +137,20 @@ class AggregateRow(BaseModel):
 
 # --- schema ---------------------------------------------------------------------------------
 
-_SQLITE_TABLES = (
+_TABLES = (
     """CREATE TABLE IF NOT EXISTS hotels (
         id TEXT PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL, country TEXT NOT NULL,
-        district TEXT NOT NULL, address TEXT NOT NULL, latitude REAL NOT NULL, longitude REAL NOT NULL,
-        stars INTEGER NOT NULL, guest_rating REAL NOT NULL, review_count INTEGER NOT NULL,
+        district TEXT NOT NULL, address TEXT NOT NULL, latitude {real} NOT NULL,
+        longitude {real} NOT NULL, stars INTEGER NOT NULL,
+        guest_rating {real} NOT NULL, review_count INTEGER NOT NULL,
         amenities TEXT NOT NULL, thumbnail_url TEXT NOT NULL, description TEXT NOT NULL,
         currency TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS hotel_amenities (
         hotel_id TEXT NOT NULL REFERENCES hotels(id) ON DELETE CASCADE, amenity TEXT NOT NULL)""",
     """CREATE TABLE IF NOT EXISTS hotel_availability (
-        hotel_id TEXT NOT NULL REFERENCES hotels(id) ON DELETE CASCADE, night TEXT NOT NULL,
-        price REAL NOT NULL, available INTEGER NOT NULL, updated_at REAL NOT NULL)""",
-    "CREATE TABLE IF NOT EXISTS hotel_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
-)
-_POSTGRES_TABLES = (
-    """CREATE TABLE IF NOT EXISTS hotels (
-        id TEXT PRIMARY KEY, name TEXT NOT NULL, city TEXT NOT NULL, country TEXT NOT NULL,
-        district TEXT NOT NULL, address TEXT NOT NULL, latitude DOUBLE PRECISION NOT NULL,
-        longitude DOUBLE PRECISION NOT NULL, stars INTEGER NOT NULL,
-        guest_rating DOUBLE PRECISION NOT NULL, review_count INTEGER NOT NULL,
-        amenities TEXT NOT NULL, thumbnail_url TEXT NOT NULL, description TEXT NOT NULL,
-        currency TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS hotel_amenities (
-        hotel_id TEXT NOT NULL REFERENCES hotels(id) ON DELETE CASCADE, amenity TEXT NOT NULL)""",
-    """CREATE TABLE IF NOT EXISTS hotel_availability (
-        hotel_id TEXT NOT NULL REFERENCES hotels(id) ON DELETE CASCADE, night DATE NOT NULL,
-        price DOUBLE PRECISION NOT NULL, available SMALLINT NOT NULL,
-        updated_at DOUBLE PRECISION NOT NULL)""",
+        hotel_id TEXT NOT NULL REFERENCES hotels(id) ON DELETE CASCADE, night {date} NOT NULL,
+        price {real} NOT NULL, available {smallint} NOT NULL,
+        updated_at {real} NOT NULL)""",
     "CREATE TABLE IF NOT EXISTS hotel_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)",
 )
 
@@ -184,6 +170,9 @@ INDEXES: dict[str, str] = {
     ),
     "hotels_city_district": "CREATE INDEX IF NOT EXISTS hotels_city_district ON hotels (city, district)",
 }
+
+# The hotel tables' schema, one versioned step at a time (bot/sqldb.py); append, never edit.
+MIGRATIONS = (Migration("hotels, amenities, availability, meta", (*_TABLES, *INDEXES.values())),)
 
 _HOTEL_COLUMNS = (
     "id", "name", "city", "country", "district", "address", "latitude", "longitude", "stars",
@@ -289,6 +278,7 @@ class HotelStore:
 
     def __init__(self, db: Database):
         self._db = db
+        self._closed = False
 
     @property
     def dialect(self) -> Literal["sqlite", "postgresql"]:
@@ -311,20 +301,24 @@ class HotelStore:
         return store
 
     async def close(self) -> None:
-        await self._db.close()
+        """Give back this store's handle on the process's database (closing it when it was the last)."""
+        if not self._closed:
+            self._closed = True
+            await self._db.close()
 
     async def setup(self) -> None:
-        """Create tables and indexes; safe to call from several processes at once."""
-        tables = _SQLITE_TABLES if self.dialect == "sqlite" else _POSTGRES_TABLES
+        """Bring the tables to the current schema version; safe to call from several processes at once."""
+        await migrate(self._db, "hotel", MIGRATIONS)
 
-        async def create(tx: Transaction) -> None:
+        async def indexes(tx: Transaction) -> None:
             if self.dialect == "postgresql":
                 # Concurrent CREATE … IF NOT EXISTS can still collide in the catalog.
                 await tx.execute("SELECT pg_advisory_xact_lock(7215301)")
-            for statement in (*tables, *INDEXES.values()):
+            for statement in INDEXES.values():
                 await tx.execute(statement)
 
-        await self._db.transaction(create)
+        # Indexes an operator (or the search benchmark) dropped come back; present ones cost nothing.
+        await self._db.transaction(indexes)
 
     # --- metadata ---------------------------------------------------------------------------
 

@@ -8,7 +8,14 @@ import unicodedata
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from agents.proofread.report import CATEGORY_NAMES, line_label, quote_lines
+from agents.proofread.report import (
+    CATEGORY_NAMES,
+    CATEGORY_NAMES_JA,
+    SEVERITY_TITLES_JA,
+    line_label,
+    quote_lines,
+    report_language,
+)
 from agents.proofread.scoring import verdict
 
 TurnKind = Literal["review", "explain", "list", "recheck_without_article", "no_report", "question"]
@@ -78,33 +85,47 @@ def find_issue(review: dict[str, Any], number: int) -> dict[str, Any] | None:
     return next((i for i in review["issues"] if i["number"] == number), None)
 
 
-def describe_issue(issue: dict[str, Any], lines: list[str]) -> str:
-    """The issue as the report shows it, for an answer or for the model's context."""
+def describe_issue(issue: dict[str, Any], lines: list[str], language: str = "en") -> str:
+    """The issue as the report shows it (in the report's language), for an answer or for the
+    model's context."""
+    ja = language == "ja"
     quoted = quote_lines(lines, issue)
     where = issue["location_description"]
-    text = (
-        f"Issue {issue['number']} — {issue['severity']}, {CATEGORY_NAMES.get(issue['category'], issue['category'])}, "
-        f"{where if where.startswith(line_label(issue)) else line_label(issue) + ' (' + where + ')'}\n"
-    )
+    label = line_label(issue, language)
+    place = where if where.startswith(label) else f"{label} ({where})" if where else label
+    if ja:
+        severity = SEVERITY_TITLES_JA.get(issue["severity"], issue["severity"])
+        text = f"指摘{issue['number']} — {severity}、{CATEGORY_NAMES_JA.get(issue['category'], issue['category'])}、{place}\n"
+    else:
+        category = CATEGORY_NAMES.get(issue["category"], issue["category"])
+        text = f"Issue {issue['number']} — {issue['severity']}, {category}, {place}\n"
     if quoted:
         text += "\n".join(f"> {n}: {line}" for n, line in quoted) + "\n"
+    heads = ("問題", "理由", "直し方") if ja else ("Problem", "Why it matters", "How to fix it")
     text += (
-        f"Problem: {issue['problem']}\n"
-        f"Why it matters: {issue['reason']}\n"
-        f"How to fix it: {issue['suggestion']}"
+        f"{heads[0]}: {issue['problem']}\n"
+        f"{heads[1]}: {issue['reason']}\n"
+        f"{heads[2]}: {issue['suggestion']}"
     )
     return text
 
 
 def list_issues(review: dict[str, Any], *, limit: int = 30) -> str:
+    ja = report_language(review) == "ja"
     issues = review["issues"]
     if not issues:
-        return f"No issues in the last review (score {review['score']}/100)."
+        return (f"前回のレビューに指摘はありません（スコア {review['score']}/100）。" if ja
+                else f"No issues in the last review (score {review['score']}/100).")
+    names = CATEGORY_NAMES_JA if ja else CATEGORY_NAMES
     rows = [
-        f"{i['number']}. [{i['severity']}] {CATEGORY_NAMES.get(i['category'], i['category'])}, {line_label(i)}: "
+        f"{i['number']}. [{SEVERITY_TITLES_JA.get(i['severity'], i['severity']) if ja else i['severity']}] "
+        f"{names.get(i['category'], i['category'])}{'、' if ja else ', '}{line_label(i, 'ja' if ja else 'en')}: "
         f"{i['problem']}"
         for i in issues[:limit]
     ]
+    if ja:
+        more = f"\n…ほか{len(issues) - limit}件はレポートにあります。" if len(issues) > limit else ""
+        return f"指摘{len(issues)}件（スコア {review['score']}/100）:\n" + "\n".join(rows) + more
     more = f"\n… and {len(issues) - limit} more in the report." if len(issues) > limit else ""
     return f"{len(issues)} issues (score {review['score']}/100):\n" + "\n".join(rows) + more
 
@@ -130,3 +151,16 @@ RECHECK_NEEDS_ARTICLE = (
     "Please paste the new version of the article (or attach the .md file) and I'll re-check it "
     "and compare it with the previous version."
 )
+HELP_JA = (
+    "このレポートについてお手伝いできます。例えば:\n"
+    "• 「指摘3を説明して」(“explain issue 3”) で一つの指摘を詳しく;\n"
+    "• 「指摘を一覧にして」で全部を;\n"
+    "• 記事の新しい版を貼るか添付すると、再チェックして前の版と比べます。"
+)
+NO_REPORT_JA = "このスレッドにはまだ校正レポートがありません。まず記事（本文か .md ファイル）を送ってください。"
+RECHECK_NEEDS_ARTICLE_JA = "記事の新しい版を貼り付けるか .md ファイルを添付してください。再チェックして前の版と比べます。"
+
+
+def in_language(english: str, japanese: str, text: str) -> str:
+    """`japanese` when `text` (the user's message or the article) is Japanese, else `english`."""
+    return japanese if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text or "") else english

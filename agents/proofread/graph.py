@@ -16,17 +16,21 @@ from agents.proofread.checkers import CHECKER_CLASSES, BaseChecker, CheckContext
 from agents.proofread.config import GraphConfig
 from agents.proofread.followup import (
     HELP,
+    HELP_JA,
     NO_REPORT,
+    NO_REPORT_JA,
     RECHECK_NEEDS_ARTICLE,
+    RECHECK_NEEDS_ARTICLE_JA,
     classify_turn,
     describe_issue,
     find_issue,
+    in_language,
     list_issues,
     report_digest,
 )
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.prompts import render_prompt
-from agents.proofread.report import render_summary
+from agents.proofread.report import render_summary, report_language
 from agents.proofread.review import build_review_graph, run_review
 from agents.proofread.state import ThreadState
 from agents.proofread.status import report_status
@@ -132,7 +136,7 @@ class ProofreadGraphBuilder:
                 + (f" (1–{total})." if total else ".")
             )
         else:
-            reply = describe_issue(issue, state.get("article", "").split("\n"))
+            reply = describe_issue(issue, state.get("article", "").split("\n"), report_language(review))
             if self.llm.available:
                 report_status(f"Explaining issue {issue['number']}…")
                 try:
@@ -149,9 +153,9 @@ class ProofreadGraphBuilder:
         question = (state.get("incoming") or {}).get("text", "")
         review = state.get("review")
         if turn.kind == "no_report" or review is None:
-            reply = NO_REPORT
+            reply = in_language(NO_REPORT, NO_REPORT_JA, question)
         elif turn.kind == "recheck_without_article":
-            reply = RECHECK_NEEDS_ARTICLE
+            reply = in_language(RECHECK_NEEDS_ARTICLE, RECHECK_NEEDS_ARTICLE_JA, question)
         elif turn.kind == "list":
             reply = list_issues(review)
         elif self.llm.available:
@@ -163,7 +167,7 @@ class ProofreadGraphBuilder:
             except TurnFailed as exc:
                 reply = f"{exc.user_message}\n\n{HELP}"
         else:
-            reply = HELP
+            reply = in_language(HELP, HELP_JA, question)
         return self._answered(state, question, reply, turn.kind)
 
     def _answered(self, state: ThreadState, question: str, reply: str, action: str) -> dict[str, Any]:

@@ -1,8 +1,9 @@
 """The shop's SQL store: catalog, stores, stock, coupons, carts, user preferences and review texts.
 
-One schema (tables prefixed `shop_`) on SQLite or PostgreSQL through `bot.sqldb`; the SQL is written
-once with `?` placeholders and portable types (TEXT, INTEGER, REAL — DOUBLE PRECISION on PostgreSQL,
-where REAL is 4-byte and would round prices). Nested fields are JSON in TEXT columns.
+One schema (tables prefixed `shop_`, versioned as the "shop" component) on SQLite or PostgreSQL
+through `bot.sqldb`, on the process's one database handle; the SQL is written once with `?`
+placeholders and portable types (TEXT, INTEGER, REAL — DOUBLE PRECISION on PostgreSQL, where REAL is
+4-byte and would round prices). Nested fields are JSON in TEXT columns.
 
 Writes are idempotent and cheap to repeat: every catalog row carries a hash of its content, an
 upsert compares hashes first and writes only the rows that differ, and reports how many that was —
@@ -43,7 +44,7 @@ from agents.shopping.models import (
     Store,
     UserPrefs,
 )
-from bot.sqldb import Database, DatabaseError, Transaction, open_database
+from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
 __all__ = ["MAX_QUANTITY", "CartError", "CatalogStore", "DatabaseError", "normalize_text", "search_terms"]
 
@@ -53,7 +54,7 @@ _CHUNK = 500  # ids per IN (…) list: well under every SQLite build's parameter
 # --- schema ---------------------------------------------------------------------------------
 
 # {real} is REAL on SQLite and DOUBLE PRECISION on PostgreSQL (whose REAL is a 4-byte float).
-_TABLES = (
+_TABLES: tuple[str, ...] = (
     """CREATE TABLE IF NOT EXISTS shop_products (
         id TEXT PRIMARY KEY, name TEXT NOT NULL, brand TEXT NOT NULL, category TEXT NOT NULL,
         subcategory TEXT NOT NULL, price {real} NOT NULL, rating {real} NOT NULL,
@@ -90,7 +91,8 @@ TABLES = (
     "shop_products", "shop_terms", "shop_stores", "shop_stock", "shop_coupons", "shop_carts",
     "shop_cart_items", "shop_prefs", "shop_meta", "shop_reviews",
 )
-_SETUP_LOCK = 7215302  # PostgreSQL advisory lock: concurrent CREATE … IF NOT EXISTS can still collide
+# The shop tables' schema, one versioned step at a time (bot/sqldb.py); append, never edit.
+MIGRATIONS = (Migration("catalogue, stores, stock, coupons, carts, preferences, reviews", _TABLES),)
 
 _PRODUCT_COLUMNS = ("id", "name", "brand", "category", "subcategory", "price", "rating", "review_count", "data", "hash")
 
@@ -262,6 +264,7 @@ class CatalogStore:
 
     def __init__(self, db: Database):
         self._db = db
+        self._closed = False
 
     @property
     def dialect(self) -> Literal["sqlite", "postgresql"]:
@@ -279,18 +282,13 @@ class CatalogStore:
         return store
 
     async def close(self) -> None:
-        await self._db.close()
+        """Give back this store's handle on the process's database (closing it when it was the last)."""
+        if not self._closed:
+            self._closed = True
+            await self._db.close()
 
     async def _setup(self) -> None:
-        real = "DOUBLE PRECISION" if self.dialect == "postgresql" else "REAL"
-
-        async def create(tx: Transaction) -> None:
-            if self.dialect == "postgresql":
-                await tx.execute(f"SELECT pg_advisory_xact_lock({_SETUP_LOCK})")
-            for statement in _TABLES:
-                await tx.execute(statement.format(real=real))
-
-        await self._db.transaction(create)
+        await migrate(self._db, "shop", MIGRATIONS)
 
     async def _fetch_in(
         self,

@@ -142,7 +142,7 @@ async def test_follow_ups_without_a_new_version(conversation: Conversation):
     await conversation.send(fixture_text("links_bad.md"))
     assert "paste the new version" in (await conversation.send("re-check please")).text
     listing = await conversation.send("list the issues")
-    assert listing.text.startswith("10 issues")  # duplicate-link and http-url are off by default
+    assert listing.text.startswith("指摘10件")  # the report's language (duplicate-link and http-url are off by default)
     assert "How can" not in (await conversation.send("how do I fix the links?")).text
 
 

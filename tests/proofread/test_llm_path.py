@@ -140,4 +140,4 @@ async def test_explain_uses_the_model_and_falls_back_to_the_report(fake_openai: 
     assert explained.text == "この行は3.7の誤りです。"
     fake_openai.fail_model("gpt-4o-mini", Fault.unauthorized())
     fallback = await conversation.send("explain issue 1")
-    assert fallback.text.startswith("Issue 1 — warning")
+    assert fallback.text.startswith("指摘1 — 警告")  # the report's own explanation, in the article's language
