@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import re
 import threading
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
@@ -98,10 +99,16 @@ _SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
 _OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
 
 
-def _is_separator(token: Token) -> bool:
-    """What ends a clause for the doubled-particle rule: 、 , ・ brackets and symbols, and blanks
-    (code, math or a link target masked out of the sentence: words the rule cannot see)."""
-    return token.pos1 in ("補助記号", "記号", "空白") and token.surface not in ("ー", "〜")
+def _is_separator(tokens: list[Token], index: int) -> bool:
+    """What ends a clause for the doubled-particle rule: 、 , ・ brackets and symbols, and runs of
+    blanks (code, math or a link target masked out of the sentence: words the rule cannot see).
+    One space is only word spacing, as around an English word: 「処理を API を使う」."""
+    token = tokens[index]
+    if token.pos1 == "空白":
+        return any(
+            0 <= i < len(tokens) and tokens[i].pos1 == "空白" for i in (index - 1, index + 1)
+        ) or not token.surface.isspace() or len(token.surface) > 1
+    return token.pos1 in ("補助記号", "記号") and token.surface not in ("ー", "〜")
 
 
 def _contrastive_wa(tokens: list[Token], index: int) -> bool:
@@ -154,10 +161,9 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
         last_of_kind[key] = index
         if first is None or index - first > 6:
             continue
-        between = tokens[first + 1 : index]
         if any(
-            _is_separator(t) or t.pos1 in _PREDICATES or t.pos2 == "接続助詞" or t.pos1 == "接続詞"
-            for t in between
+            _is_separator(tokens, i) or t.pos1 in _PREDICATES or t.pos2 == "接続助詞" or t.pos1 == "接続詞"
+            for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
         pairs.append((tokens[first], token))
@@ -170,8 +176,11 @@ def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
     particles (などなど), numerals (ひとつひとつ), and pairs that only share their spelling
     (書いてて: the auxiliary てる, then the particle て)."""
     words = [t for t in tokens if t.pos1 != "空白"]
+    counts = Counter(t.surface for t in words)
     pairs = []
     for previous, current in itertools.pairwise(words):
+        if counts[current.surface] > 2 and counts[current.surface] * 4 >= len(words):
+            continue  # a word making up the sentence is sample text (平文平文**強調**平文), not a slip
         if (
             previous.surface == current.surface
             and previous.pos[:2] == current.pos[:2]

@@ -56,10 +56,24 @@ def test_bad_settings_are_refused_with_a_clear_message(environ):
 
 
 def test_settings_turn_rules_off_change_severity_and_turn_default_off_rules_on():
-    issues = [issue("rule:http-url"), issue("rule:bare-url", severity="suggestion"), issue("rule:duplicate-link")]
-    assert [i.source for i in apply_rule_control(issues, {})] == ["rule:http-url", "rule:bare-url"]
-    kept = apply_rule_control(issues, {"http-url": "off", "bare-url": "warning", "duplicate-link": "on"})
-    assert [(i.source, i.severity) for i in kept] == [("rule:bare-url", "warning"), ("rule:duplicate-link", "warning")]
+    issues = [issue("rule:image-alt"), issue("rule:code-language", severity="suggestion"), issue("rule:duplicate-link")]
+    assert [i.source for i in apply_rule_control(issues, {})] == ["rule:image-alt", "rule:code-language"]
+    kept = apply_rule_control(issues, {"image-alt": "off", "code-language": "warning", "duplicate-link": "on"})
+    assert [(i.source, i.severity) for i in kept] == [
+        ("rule:code-language", "warning"), ("rule:duplicate-link", "warning"),
+    ]
+
+
+def test_calibrated_defaults_turn_noisy_rules_off_and_demote_others_until_a_project_says_on():
+    issues = [issue("rule:bare-url", severity="suggestion"), issue("rule:hedge", severity="suggestion"),
+              issue("rule:syntax-shell"), issue("rule:http-image")]
+    assert [(i.source, i.severity) for i in apply_rule_control(issues, {})] == [
+        ("rule:syntax-shell", "suggestion"), ("rule:http-image", "warning"),
+    ]
+    kept = apply_rule_control(issues, {"bare-url": "on", "syntax-shell": "on"})
+    assert [(i.source, i.severity) for i in kept] == [
+        ("rule:bare-url", "suggestion"), ("rule:syntax-shell", "warning"), ("rule:http-image", "warning"),
+    ]
 
 
 ARTICLE = """# Title
@@ -91,7 +105,8 @@ def test_inline_comments_switch_rules_off_for_their_lines():
     article = parse_article(ARTICLE)
 
     def kept(source: str, line: int) -> bool:
-        return bool(apply_rule_control([issue(source, line)], {}, article.suppressions))
+        on = {"bare-url": "on", "http-url": "on"}  # both off by default
+        return bool(apply_rule_control([issue(source, line)], on, article.suppressions))
 
     assert not kept("rule:bare-url", 4) and kept("rule:bare-url", 6) and kept("rule:http-url", 4)
     assert not kept("rule:http-url", 9) and kept("rule:http-url", 6)
@@ -111,7 +126,9 @@ async def test_the_review_applies_settings_and_inline_comments():
         "<!-- proofread-disable-next-line bare-url -->\nAnd https://example.com/two as well.\n\n"
         "Old [site](http://example.org/) here.\n"
     )
-    agent = ProofreadAgent(GraphConfig(checkers=("markdown_format", "link"), rules=(("http-url", "off"),)))
+    agent = ProofreadAgent(
+        GraphConfig(checkers=("markdown_format", "link"), rules=(("http-url", "off"), ("bare-url", "on")))
+    )
     final = await (await start_conversation(offline_deps(), agent)).send(text)
     found = {(i["source"], i["line_start"]) for i in final.data["issues"]}
     assert ("rule:bare-url", 3) in found

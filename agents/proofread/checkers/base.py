@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import re
 from abc import ABC
 from bisect import bisect_right
 from dataclasses import dataclass, field
@@ -50,6 +51,27 @@ class CheckResult:
     issues: list[Issue] = field(default_factory=list)
     skipped: list[SkippedCheck] = field(default_factory=list)
     errors: list[ErrorInfo] = field(default_factory=list)
+
+
+# A header of `key: value` (Qiita's export: title:, tags:, url:, …, body:) or Franklin.jl
+# `@def key = value` lines at the very top, with no front-matter fences around it.
+_HEADER_LINE = re.compile(r"^(?:@def\s+\w+\s*=|[A-Za-z_]\w*:(?:\s|$))")
+_HEADER_TITLE = re.compile(r"^(?:@def\s+title\s*=|title:)\s*(.*)$")
+
+
+def metadata_header(article: ParsedArticle) -> tuple[int, str | None]:
+    """(last line, title) of an unfenced metadata header at the top of an article without front
+    matter; (0, None) when there is none. Two such lines at least, from the first line on."""
+    if article.front_matter is not None:
+        return 0, None
+    last, title = 0, None
+    for number, line in enumerate(article.lines, start=1):
+        if not _HEADER_LINE.match(line):
+            break
+        if found := _HEADER_TITLE.match(line):
+            title = found.group(1).strip().strip('"') or title
+        last = number
+    return (last, title) if last >= 2 else (0, None)
 
 
 def locate(article: ParsedArticle, line: int | None) -> str:

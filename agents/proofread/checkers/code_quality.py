@@ -100,6 +100,8 @@ class CodeQualityChecker(BaseChecker):
                 try:
                     check(block.content)
                 except SyntaxProblem as problem:
+                    if name == "shell" and _looks_like_output(block.content, problem.line):
+                        return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
@@ -163,12 +165,24 @@ class CodeQualityChecker(BaseChecker):
         return issues
 
 
+def _looks_like_output(source: str, line: int) -> bool:
+    """Whether the block's line (1-based) reads as a log line (`name: message`) rather than a
+    command: no command is spelt with a colon after its first word."""
+    lines = source.split("\n")
+    return 1 <= line <= len(lines) and bool(re.match(r"^\s*[\w.\-\[\]]+:\s", lines[line - 1]))
+
+
 def check_python(source: str) -> None:
     lines = source.split("\n")
+    marker = next((i for i, line in enumerate(lines) if line.strip() == ">>>"), None)
+    if marker is not None:
+        # A notebook-style block: the code, then a lone >>> and the output it printed.
+        lines = lines[:marker] + [""] * (len(lines) - marker)
     if any(line.startswith(">>> ") for line in lines):
         # REPL transcript: keep the statements, blank the output, keep the line count.
         lines = [line[4:] if line.startswith((">>> ", "... ")) else "" for line in lines]
-    lines = ["pass" if re.match(r"^\s*[!%]", line) else line for line in lines]  # IPython magics
+    # IPython magics (%matplotlib, !pip) and help (obj? / obj??)
+    lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     text = textwrap.dedent("\n".join(lines))
     try:
         compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
@@ -218,7 +232,9 @@ def shell_commands(source: str) -> str:
     continuations), output lines become blank so line numbers stay aligned."""
     lines = source.split("\n")
     prompted = [line for line in lines if re.match(r"^\s*[$%❯]\s", line)]
-    if not prompted or len(prompted) < len([line for line in lines if line.strip()]) / 3:
+    written = [line for line in lines if line.strip()]
+    starts_with_prompt = bool(written) and written[0] in prompted
+    if not prompted or (len(prompted) < len(written) / 3 and not starts_with_prompt):
         return source
     kept = []
     continuing = False

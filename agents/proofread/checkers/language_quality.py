@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, Field
 
-from agents.proofread.checkers.base import BaseChecker, CheckResult
+from agents.proofread.checkers.base import BaseChecker, CheckResult, metadata_header
 from agents.proofread.checkers.spelling import SpellingChecker
 from agents.proofread.japanese import (
     Token,
@@ -39,10 +39,12 @@ WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
     (re.compile(r"ような気がし"), "rule:hedge", "ぼかした表現（〜ような気がする）",
      "言い切るか、疑問の理由を書いてください。"),
     (re.compile(r"することができ"), "rule:redundant-phrase", "冗長な表現（〜することができる）", "「〜できる」と書けます。"),
-    (re.compile(r"(?<=[\u4e00-\u9fff])を(行う|行います|行なう|行なって|行って)"), "rule:redundant-phrase",
+    (re.compile(r"(?<=[\u4e00-\u9fff])を(行う|行います|行なう|行なって|行って)"), "rule:redundant-okonau",
      "冗長な表現（〜を行う）", "動詞で書けます（例: 実行を行う → 実行する）。"),
     (re.compile(r"(みたい|的)な感じ"), "rule:weak-phrase", "あいまいな表現（〜な感じ）", "具体的に何を言いたいかを書いてください。"),
 )
+# A footnote is an aside: its style may differ from the body's (「〜である。」 notes in a です/ます article).
+FOOTNOTE_DEFINITION = re.compile(r"^\s{0,3}\[\^[^\]]+\]:")
 EN_HEDGE = re.compile(r"(?i)\b(I think|I believe)\b")
 EN_REDUNDANT = re.compile(r"(?i)\b(in order to|it goes without saying)\b")
 # Intensifiers (very, really, quite, actually) are left alone: in published English articles they
@@ -111,10 +113,11 @@ class LanguageQualityChecker(BaseChecker):
     # --- deterministic rules ------------------------------------------------------------------
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
+        header_end, _title = metadata_header(article)
         lines = [
             (number, mask_for_prose(line) if article.kind(number) != "quote" else "")
             for number, line in article.prose_lines()
-            if article.kind(number) in ("text", "list", "quote")
+            if article.kind(number) in ("text", "list", "quote") and number > header_end
         ]
         prose: list[tuple[int, str]] = []
         for number, line in lines:
@@ -164,6 +167,8 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             words = [t for t in tokens if t.pos1 not in ("空白",)]
             conjunction = words[0].surface if words and words[0].pos1 == "接続詞" else None
+            if conjunction and len(conjunction) == 1 and (len(words) < 2 or words[1].surface not in "、，,"):
+                conjunction = None  # 「`code` で…」: a one-kana で/が/と after masked code is a particle
             if conjunction and conjunction == previous_conjunction:
                 issues.append(self._say(
                     article, "suggestion", sentence.line_start, "rule:doubled-conjunction",
@@ -174,7 +179,8 @@ class LanguageQualityChecker(BaseChecker):
                      "Repeated connectives make the text monotonous and blur the logic."),
                 ))
             previous_conjunction = conjunction
-            if kind == "text" and sentence.text.rstrip().endswith("。"):
+            footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
+            if kind == "text" and sentence.text.rstrip().endswith("。") and not footnote:
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
@@ -184,7 +190,7 @@ class LanguageQualityChecker(BaseChecker):
     def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
         length = len(re.sub(r"\s", "", sentence.text))
         limit = self.config.max_sentence_chars_ja
-        if length <= limit:
+        if length < limit:
             return []
         return [self._say(
             article, "suggestion", sentence.line_start, "rule:sentence-length",
@@ -303,7 +309,7 @@ class LanguageQualityChecker(BaseChecker):
         issues = []
         for sentence in sentences:
             words = re.findall(r"[A-Za-z0-9'’-]+", sentence.text)
-            if len(words) > self.config.max_sentence_words_en:
+            if len(words) >= self.config.max_sentence_words_en:
                 issues.append(self.issue(
                     article, "suggestion", sentence.line_start, f"Long sentence ({len(words)} words).",
                     f"Split it; aim for under {self.config.max_sentence_words_en} words.",

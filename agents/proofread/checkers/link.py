@@ -219,7 +219,7 @@ class LinkChecker(BaseChecker):
                     "Use https:// if the site supports it.",
                     "Browsers block or warn about http images on https pages (mixed content)." if image
                     else "https protects readers from tampering, and most sites redirect to it anyway.",
-                    "rule:http-url",
+                    "rule:http-image" if image else "rule:http-url",
                 ))
         return found
 
@@ -306,11 +306,19 @@ class LinkChecker(BaseChecker):
         return last_status, error
 
 
+# `[text][label]`, `[label][]` and `[label]`; a label may wrap onto the next line.
+_REFERENCE_USE = re.compile(r"\[([^\]\[]+)\](?:\[([^\]\[]*)\]|(?![(:]))")
+
+
 def _used_labels(article: ParsedArticle) -> set[str]:
     used = {_label(link.url) for link in article.links if link.kind == "reference"}
-    for number, line in enumerate(article.lines, start=1):
-        if article.kind(number) in ("text", "list", "quote", "table", "heading") and not re.match(r"^ {0,3}\[[^\]]+\]:", line):
-            used |= {_label(m.group(1)) for m in re.finditer(r"\[([^\]\[]+)\](?![(\[:])", line)}
+    prose = "\n".join(
+        line if article.kind(number) in ("text", "list", "quote", "table", "heading")
+        and not re.match(r"^\s*\[[^\]]+\]:", line) else ""
+        for number, line in enumerate(article.lines, start=1)
+    )
+    for match in _REFERENCE_USE.finditer(prose):
+        used.add(_label(match.group(2) or match.group(1)))
     return used
 
 
@@ -336,4 +344,6 @@ def _relative_path(article: ParsedArticle, link: Link) -> bool:
         # A site path (/images/…): Zenn serves it from the GitHub-linked repository, a site from
         # its static files; nothing here can tell whether it exists.
         return False
-    return url.startswith(("./", "../")) or bool(re.search(r"\.(png|jpe?g|gif|svg|webp|md|pdf)$", url, re.I))
+    # `./other-article` is another article of the same site (Zenn and Qiita resolve it against the
+    # article's own address); a file (`./images/a.png`, `../b.md`) only exists in the writer's folder.
+    return bool(re.search(r"\.(png|jpe?g|gif|svg|webp|md|pdf)$", url.split("#")[0].split("?")[0], re.I))

@@ -50,6 +50,7 @@ TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
+LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
 
 def _is_punctuation(char: str) -> bool:
@@ -68,20 +69,41 @@ def _flanking(line: str, start: int, end: int) -> tuple[bool, bool]:
 def unrendered_strong(line: str) -> bool:
     """True when some `**` on the line can be neither matched opener nor closer — typically
     `これは**「強調」**です`, where CommonMark's flanking rules reject the closing `**`."""
-    runs = list(STRONG_RUN.finditer(line))
-    if not runs:
-        return False
-    open_runs = 0
-    unmatched = 0
-    for run in runs:
-        left, right = _flanking(line, run.start(), run.end())
-        if right and open_runs:
-            open_runs -= 1
+    return bool(unmatched_strong_runs(line))
+
+
+def unmatched_strong_runs(text: str) -> list[int]:
+    """Where the `**` runs are that CommonMark will leave as literal asterisks. `text` is a whole
+    paragraph (its lines joined by newlines): bold may open on one line and close on the next."""
+    opened: list[int] = []
+    unmatched: list[int] = []
+    for run in STRONG_RUN.finditer(text):
+        left, right = _flanking(text, run.start(), run.end())
+        if right and opened:
+            opened.pop()
         elif left:
-            open_runs += 1
+            opened.append(run.start())
         else:
-            unmatched += 1
-    return bool(open_runs or unmatched)
+            unmatched.append(run.start())
+    return sorted(unmatched + opened)
+
+
+def paragraphs(article: ParsedArticle) -> list[list[tuple[int, str]]]:
+    """Runs of consecutive prose lines that CommonMark reads as one paragraph (or list item):
+    a blank line, a change of kind, a heading or a new list item ends one."""
+    groups: list[list[tuple[int, str]]] = []
+    previous: tuple[int, str] | None = None
+    for number, line in article.prose_lines():
+        kind = article.kind(number)
+        starts_new = (
+            previous is None or number != previous[0] + 1 or kind != previous[1]
+            or kind in ("heading", "table") or (kind == "list" and LIST_ITEM_START.match(line))
+        )
+        if starts_new:
+            groups.append([])
+        groups[-1].append((number, line))
+        previous = (number, kind)
+    return groups
 
 
 def linter_view(article: ParsedArticle) -> str:
@@ -295,7 +317,10 @@ class MarkdownFormatChecker(BaseChecker):
                     "Without the space the line is plain text, not a list item.",
                     "rule:list-marker-space",
                 ))
-            if unrendered_strong(_fill_code_spans(line)):
+        for paragraph in paragraphs(article):
+            text = "\n".join(_fill_code_spans(line) for _, line in paragraph)
+            lines_hit = sorted({paragraph[text.count("\n", 0, at)][0] for at in unmatched_strong_runs(text)})
+            for number in lines_hit:
                 issues.append(self.issue(
                     article, "warning", number,
                     "Bold text (**…**) next to punctuation such as 「」 or （） will not render.",

@@ -1,5 +1,7 @@
 """privacy: credentials, emails, internal hostnames and private IPs — anywhere in the article,
-code blocks and front matter included. Every finding is critical: a published secret is leaked."""
+code blocks and front matter included. A credential is critical (a published secret is leaked);
+an email address, a private IP or an internal hostname is a suggestion: it reveals something, but
+articles show them as examples far more often than by mistake, and nothing is leaked for good."""
 
 from __future__ import annotations
 
@@ -202,6 +204,18 @@ def is_private_ip(text: str) -> bool:
     return address.is_private
 
 
+_HOME_ROUTER_NETWORK = ipaddress.ip_network("192.168.0.0/23")
+
+
+def _home_router_default(text: str) -> bool:
+    """An address in the subnets home routers hand out by default (192.168.0.0/24, 192.168.1.0/24):
+    it reveals nothing about anyone's network."""
+    try:
+        return ipaddress.ip_address(text) in _HOME_ROUTER_NETWORK
+    except ValueError:
+        return False
+
+
 def _context_is_version(line: str, start: int) -> bool:
     before = line[max(0, start - 12) : start].lower()
     return bool(re.search(r"(v|version|ver\.?|バージョン)\s*$", before))
@@ -249,7 +263,7 @@ class PrivacyChecker(BaseChecker):
             if local.lower() in {"git", "noreply", "no-reply", "user", "you", "name"}:
                 continue
             issues.append(self.issue(
-                article, "critical", number, f"The article contains an email address ({local[:2]}…@{domain}).",
+                article, "suggestion", number, f"The article contains an email address ({local[:2]}…@{domain}).",
                 "Replace it with an address at example.com (reserved for documentation), e.g. user@example.com.",
                 "Published addresses are harvested for spam and phishing; a work address also reveals "
                 "your employer's mail domain.",
@@ -257,9 +271,11 @@ class PrivacyChecker(BaseChecker):
             ))
         for match in IPV4.finditer(line):
             address = match.group(1)
+            if _home_router_default(address):
+                continue  # 192.168.0.x / 192.168.1.x: every home LAN's addresses, the usual example
             if is_private_ip(address) and not _context_is_version(line, match.start()):
                 issues.append(self.issue(
-                    article, "critical", number, f"The article contains a private IP address ({address}).",
+                    article, "suggestion", number, f"The article contains a private IP address ({address}).",
                     "Use an address from a documentation range such as 192.0.2.10 (RFC 5737), or a placeholder.",
                     "Private addresses reveal the layout of the network the article was written from.",
                     "rule:private-ip",
@@ -269,7 +285,7 @@ class PrivacyChecker(BaseChecker):
             if PUBLIC_INTERNAL_NAMES.match(host) or "@" in line[max(0, match.start() - 1) : match.start()]:
                 continue
             issues.append(self.issue(
-                article, "critical", number, f"The article contains an internal hostname ({host}).",
+                article, "suggestion", number, f"The article contains an internal hostname ({host}).",
                 "Replace it with a neutral name such as app.example.internal or server.example.com.",
                 "Internal hostnames reveal your organisation's infrastructure and naming scheme.",
                 "rule:internal-hostname",

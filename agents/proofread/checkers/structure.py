@@ -7,7 +7,7 @@ import re
 import unicodedata
 from typing import Any
 
-from agents.proofread.checkers.base import BaseChecker
+from agents.proofread.checkers.base import BaseChecker, metadata_header
 from agents.proofread.schemas import Heading, Issue, ParsedArticle
 
 INTRO = re.compile(
@@ -39,7 +39,7 @@ class StructureChecker(BaseChecker):
     def _front_matter(self, article: ParsedArticle) -> list[Issue]:
         front = article.front_matter
         if front is None:
-            if article.title is None and len(article.prose_lines()) >= 10:
+            if article.title is None and metadata_header(article)[1] is None and len(article.prose_lines()) >= 10:
                 return [self.issue(
                     article, "suggestion", article.body_start_line, "The article has no title.",
                     "Add front matter with a title, or start with a # heading.",
