@@ -1,8 +1,11 @@
 """Verify the proofread evaluation corpus against corpus.json.
 
 Checks, for every article whose file is present, that its size and SHA-256 match the record, and that
-the recorded split is the one the fixed split rule gives. Articles stored outside the repository
-(``stored: "shared"``) are looked up under ``--shared`` and reported as missing when absent there.
+the recorded split is the one the fixed split rule gives. The split rule covers the first 36 articles
+(``dev`` and ``heldout``); the second held-out set (``heldout2``) was collected later as a block, so
+its articles are taken as recorded, and the check only requires that none of them comes from a
+repository of the first set. Articles stored outside the repository (``stored: "shared"``) are looked
+up under ``--shared`` and reported as missing when absent there.
 
 Only file metadata is read here: the check prints no article text, so it is safe to run on the
 held-aside part.
@@ -23,6 +26,9 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = Path("/work/shared/proofread_corpus")
 # Strata of the split rule, in this order: Japanese Zenn, Japanese Qiita, English blogs.
 STRATA = ("zenn", "qiita", "en")
+# Splits given by the split rule, and the later held-out block that the rule does not cover.
+RULE_SPLITS = ("dev", "heldout")
+BLOCK_SPLIT = "heldout2"
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
@@ -44,8 +50,13 @@ def stratum(article: dict) -> str:
 
 
 def expected_splits(articles: list[dict]) -> dict[str, str]:
-    """The split rule: order by (stratum, sha256); every third position (0-based index % 3 == 2) is held out."""
-    ordered = sorted(articles, key=lambda a: (STRATA.index(stratum(a)), a["sha256"]))
+    """The split rule: order by (stratum, sha256); every third position (0-based index % 3 == 2) is held out.
+
+    Only the articles of the first set are ordered; ``heldout2`` articles are left out of the walk,
+    so adding them does not move the others.
+    """
+    ruled = [a for a in articles if a["split"] in RULE_SPLITS]
+    ordered = sorted(ruled, key=lambda a: (STRATA.index(stratum(a)), a["sha256"]))
     return {a["id"]: ("heldout" if i % 3 == 2 else "dev") for i, a in enumerate(ordered)}
 
 
@@ -68,7 +79,7 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
             continue
         if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en"):
             problems.append(f"{a['id']}: unknown platform/language {a['platform']}/{a['language']}")
-        if a["stored"] not in ("repo", "shared") or a["split"] not in ("dev", "heldout"):
+        if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, BLOCK_SPLIT):
             problems.append(f"{a['id']}: bad stored/split value {a['stored']}/{a['split']}")
             continue
         path = article_file(a, shared)
@@ -86,6 +97,12 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
         recorded = next(a["split"] for a in articles if a["id"] == aid)
         if recorded != split:
             problems.append(f"{aid}: recorded split {recorded}, the rule gives {split}")
+    first_repos = {a["repo"] for a in articles if a["split"] in RULE_SPLITS}
+    problems.extend(
+        f"{a['id']}: {BLOCK_SPLIT} article from {a['repo']}, a repository of the first set"
+        for a in articles
+        if a["split"] == BLOCK_SPLIT and a["repo"] in first_repos
+    )
     stray = {p.stem for p in (HERE / "articles").glob("*.md")} - {
         a["id"] for a in articles if a["stored"] == "repo"
     }
