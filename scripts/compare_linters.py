@@ -85,7 +85,7 @@ async def ours(path: Path, text: str) -> tuple[set[int], Counter[str], float]:
 
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python scripts/compare_linters.py")
-    parser.add_argument("--split", default="dev", choices=("dev", "heldout"))
+    parser.add_argument("--split", default="dev", choices=("dev", "heldout", "heldout2"))
     parser.add_argument("--tools", type=Path, default=Path.home() / ".cache" / "concierge-linters")
     parser.add_argument("--show", type=int, default=10, help="rules to list per tool")
     args = parser.parse_args(argv)
