@@ -6,36 +6,26 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import discord
 import pytest
-from discord.gateway import DiscordWebSocket
-from discord.http import Route
 
-from adapters.discord.app import DiscordBot, intents
 from adapters.discord.commands import commands_schema
-from adapters.discord.serve import connect, serve, sync_commands
+from adapters.discord.serve import serve, sync_commands
 from bot.agent import AgentDefinition
 from bot.app import App
 from bot.commands import CommandTable
-from bot.config import Settings, load_settings
-from bot.runtime import ConversationRuntime
-from tests.fakes.discord_api import BOT_TOKEN, CHANNEL_ID, GUILD_ID, MESSAGE_CONTENT, FakeDiscordAPI
+from tests.fakes.discord_api import CHANNEL_ID, GUILD_ID, MESSAGE_CONTENT, FakeDiscordAPI
 from tests.slack.agents import CardsAgent, ReportAgent
 from tests.support.agents import ConfirmAgent
-
-ORIGINAL_BASE = Route.BASE
-ORIGINAL_GATEWAY = DiscordWebSocket.DEFAULT_GATEWAY
+from tests.support.bots import RunningDiscord, discord_settings, restore_discord_defaults, start_discord
 
 
 @pytest.fixture(autouse=True)
 def restore_discord_globals() -> Any:
     yield
-    Route.BASE = ORIGINAL_BASE
-    DiscordWebSocket.DEFAULT_GATEWAY = ORIGINAL_GATEWAY
+    restore_discord_defaults()
 
 
 @pytest.fixture
@@ -44,28 +34,7 @@ async def api() -> AsyncIterator[FakeDiscordAPI]:
         yield fake
 
 
-def discord_settings(data_dir: Path, api: FakeDiscordAPI) -> Settings:
-    return load_settings(
-        CONCIERGE_DATA_DIR=data_dir, CONCIERGE_LLM="offline", DISCORD_BOT_TOKEN=BOT_TOKEN,
-        DISCORD_API_BASE_URL=api.base_url, CONCIERGE_EDIT_INTERVAL=0.2, _env_file=None,
-    )
-
-
-@dataclass
-class Running:
-    bot: DiscordBot
-    runtime: ConversationRuntime
-    client: discord.Client
-    task: asyncio.Task[None]
-
-    async def settle(self) -> None:
-        await self.bot.tasks.drain(within=20)
-
-    async def stop(self) -> None:
-        await self.bot.close(within=5)
-        await self.client.close()
-        await asyncio.gather(self.task, return_exceptions=True)
-        await self.runtime.close()
+Running = RunningDiscord
 
 
 Start = Callable[..., Any]
@@ -86,20 +55,7 @@ async def start(tmp_path: Path, api: FakeDiscordAPI) -> AsyncIterator[Start]:
     running: list[Running] = []
 
     async def go(agents: Sequence[AgentDefinition] | None = None) -> Running:
-        settings = discord_settings(tmp_path, api)
-        runtime = await ConversationRuntime.open(settings, agents=agents or [CardsAgent(), ReportAgent(), ConfirmAgent()])
-        client = discord.Client(intents=intents(), guild_ready_timeout=0.05)
-        ready = asyncio.Event()
-        bot = DiscordBot(settings, runtime, client)
-
-        async def on_ready() -> None:
-            await bot.on_ready()
-            ready.set()
-
-        client.event(on_ready)
-        task = await connect(client, settings)
-        await asyncio.wait_for(ready.wait(), 10)
-        run = Running(bot, runtime, client, task)
+        run = await start_discord(discord_settings(tmp_path, api), agents or [CardsAgent(), ReportAgent(), ConfirmAgent()])
         running.append(run)
         return run
 

@@ -6,19 +6,15 @@ privately and opens no thread, a member with an allowed role is answered."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 
-import discord
 import pytest
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from adapters.discord.app import DiscordBot, intents
-from adapters.discord.serve import connect
 from bot.access import (
     NO_DIRECT_MESSAGES,
     NOT_THIS_CHANNEL,
@@ -28,13 +24,12 @@ from bot.access import (
 )
 from bot.agent import TurnInput
 from bot.config import load_settings
-from bot.runtime import ConversationRuntime
-from tests.fakes.discord_api import BOT_TOKEN as DISCORD_TOKEN
 from tests.fakes.discord_api import GUILD_ID as DISCORD_GUILD
 from tests.fakes.discord_api import FakeDiscordAPI
 from tests.fakes.slack_api import BOT_USER_ID, TEAM_ID
 from tests.slack.agents import CardsAgent
 from tests.slack.conftest import HarnessFactory, SlackHarness, make_harness, slack_api  # noqa: F401
+from tests.support.bots import RunningDiscord, discord_settings, restore_discord_defaults, start_discord
 
 ORIGINAL_BASE, ORIGINAL_GATEWAY = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
 
@@ -140,38 +135,19 @@ async def test_everyone_is_answered_by_default(make_harness: HarnessFactory) -> 
 # --- Discord: the real discord.py client against the fake Discord ----------------------------
 @pytest.fixture
 async def discord_bot(tmp_path: Path) -> AsyncIterator[Callable[..., Any]]:
-    started: list[tuple[DiscordBot, discord.Client, asyncio.Task[None], ConversationRuntime]] = []
+    started: list[RunningDiscord] = []
     async with FakeDiscordAPI() as api:
 
         async def start(**overrides: Any) -> FakeDiscordAPI:
-            settings = load_settings(
-                CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", DISCORD_BOT_TOKEN=DISCORD_TOKEN,
-                DISCORD_API_BASE_URL=api.base_url, CONCIERGE_EDIT_INTERVAL=0.2, _env_file=None, **overrides,
-            )
-            runtime = await ConversationRuntime.open(settings, agents=[CardsAgent(statuses=0)])
-            client = discord.Client(intents=intents(), guild_ready_timeout=0.05)
-            bot = DiscordBot(settings, runtime, client)
-            ready = asyncio.Event()
-
-            async def on_ready() -> None:
-                await bot.on_ready()
-                ready.set()
-
-            client.event(on_ready)
-            task = await connect(client, settings)
-            started.append((bot, client, task, runtime))
-            await asyncio.wait_for(ready.wait(), 10)
+            started.append(await start_discord(discord_settings(tmp_path, api, **overrides), [CardsAgent(statuses=0)]))
             return api
 
         try:
             yield start
         finally:
-            for bot, client, task, runtime in started:
-                await bot.close(within=5)
-                await client.close()
-                await asyncio.gather(task, return_exceptions=True)
-                await runtime.close()
-            Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = ORIGINAL_BASE, ORIGINAL_GATEWAY
+            for running in started:
+                await running.stop()
+            restore_discord_defaults()
 
 
 async def test_discord_refuses_a_command_privately_and_opens_no_thread(discord_bot: Callable[..., Any]) -> None:

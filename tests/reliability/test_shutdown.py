@@ -10,20 +10,14 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
-import discord
-from aiohttp import web
 from discord.gateway import DiscordWebSocket
 from discord.http import Route
 
-from adapters.discord.app import DiscordBot, intents
-from adapters.discord.serve import connect
+from adapters.discord.app import DiscordBot
 from adapters.slack.app import SlackBot, make_client
-from adapters.slack.serve import web_app
-from bot.config import load_settings
 from bot.conversation import ConversationKey
 from bot.render import INTERRUPTED_BY_RESTART, WORKING
 from bot.runtime import ConversationRuntime
-from tests.fakes.discord_api import BOT_TOKEN as DISCORD_TOKEN
 from tests.fakes.discord_api import GUILD_ID as DISCORD_GUILD
 from tests.fakes.discord_api import FakeDiscordAPI
 from tests.fakes.slack_api import TEAM_ID, FakeSlackAPI, SlackDelivery
@@ -37,6 +31,7 @@ from tests.reliability.test_crash_resume import (
     until,
 )
 from tests.slack.conftest import slack_settings
+from tests.support.bots import discord_settings, restore_discord_defaults, serve_slack, start_discord
 
 ORIGINAL_BASE = Route.BASE
 ORIGINAL_GATEWAY = DiscordWebSocket.DEFAULT_GATEWAY
@@ -49,14 +44,9 @@ async def slack_bot(data_dir: Path, api: FakeSlackAPI) -> AsyncIterator[tuple[Sl
     settings = slack_settings(data_dir, api)
     runtime = await ConversationRuntime.open(settings, agents=[StepsAgent()])
     bot = SlackBot(settings, runtime, client=make_client(settings))
-    await bot.start()
-    runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+    runner, url = await serve_slack(bot)
     try:
-        async with SlackDelivery(f"http://127.0.0.1:{port}/slack/events", api) as slack:
+        async with SlackDelivery(url, api) as slack:
             yield bot, slack
     finally:
         await runner.cleanup()
@@ -129,30 +119,12 @@ async def test_sigterm_lets_a_turn_in_flight_finish_before_the_process_exits(tmp
 async def discord_bot(data_dir: Path, api: FakeDiscordAPI) -> AsyncIterator[DiscordBot]:
     """The Discord bot in this process over `data_dir`; on exit it shuts down as on SIGTERM, with a
     drain deadline the held turn cannot meet."""
-    settings = load_settings(
-        CONCIERGE_DATA_DIR=data_dir, CONCIERGE_LLM="offline", DISCORD_BOT_TOKEN=DISCORD_TOKEN,
-        DISCORD_API_BASE_URL=api.base_url, CONCIERGE_EDIT_INTERVAL=0.2, _env_file=None,
-    )
-    runtime = await ConversationRuntime.open(settings, agents=[StepsAgent()])
-    client = discord.Client(intents=intents(), guild_ready_timeout=0.05)
-    bot = DiscordBot(settings, runtime, client)
-    ready = asyncio.Event()
-
-    async def on_ready() -> None:
-        await bot.on_ready()
-        ready.set()
-
-    client.event(on_ready)
-    task = await connect(client, settings)
+    running = await start_discord(discord_settings(data_dir, api), [StepsAgent()])
     try:
-        await asyncio.wait_for(ready.wait(), 10)
-        yield bot
+        yield running.bot
     finally:
-        await bot.close(within=0.2)
-        await client.close()
-        await asyncio.gather(task, return_exceptions=True)
-        await runtime.close()
-        Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY = ORIGINAL_BASE, ORIGINAL_GATEWAY
+        await running.stop(within=0.2)
+        restore_discord_defaults()
 
 
 async def test_discord_a_turn_stopped_by_shutdown_is_resumed_in_its_status_message(tmp_path: Path) -> None:

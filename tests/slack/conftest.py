@@ -12,7 +12,6 @@ import pytest
 from aiohttp import web
 
 from adapters.slack.app import SlackBot, make_client
-from adapters.slack.serve import web_app
 from agents.registry import registered_agents
 from bot.agent import AgentDefinition
 from bot.config import Settings, load_settings
@@ -20,6 +19,7 @@ from bot.runtime import ConversationRuntime
 from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlackAPI, SlackDelivery
 from tests.slack.agents import CardsAgent, ReportAgent
 from tests.support.agents import ConfirmAgent
+from tests.support.bots import serve_slack
 
 
 @dataclass
@@ -77,13 +77,7 @@ async def make_harness(tmp_path: Path, slack_api: FakeSlackAPI) -> AsyncIterator
             agents = registered_agents() if registered else [CardsAgent(), ReportAgent(), ConfirmAgent()]
         runtime = await ConversationRuntime.open(settings, agents=agents)
         bot = SlackBot(settings, runtime, client=make_client(settings))
-        await bot.start()
-        runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
-        await runner.setup()
-        site = web.TCPSite(runner, "127.0.0.1", 0)
-        await site.start()
-        port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
-        url = f"http://127.0.0.1:{port}/slack/events"
+        runner, url = await serve_slack(bot)
         harness = SlackHarness(slack_api, SlackDelivery(url, slack_api), bot, runtime, settings, url)
         opened.append((harness, runner))
         return harness
