@@ -2,7 +2,7 @@
 of real published articles in eval/proofread.
 
     python -m bench proofread-quality [--verbose]
-    python -m bench proofread-quality --corpus [--split dev|heldout] [--show-unlabelled]
+    python -m bench proofread-quality --corpus [--split dev,heldout|heldout2] [--show-unlabelled]
         [--show-unused] [--write-template] [--by-rule] [--labels PATH] [--manifest PATH] [--shared DIR]
 
 Fixture mode: a finding matches a label of the same category when the label's line lies within the
@@ -18,8 +18,10 @@ with numbers masked; when only the message changed, the one label left on the sa
 still applies, and the file's optional "renamed" table ({"rule:new": "rule:old"}) carries labels
 across a renamed rule. Strict precision is true / labelled, lenient precision (true + debatable) /
 labelled; findings no label matches are counted as unlabelled, labels no finding matches as unused
-(an unused "true" label is a real problem no longer reported). The held-aside split runs only with
-PROOFREAD_RULES_FROZEN=1, once the rules under test are final."""
+(an unused "true" label is a real problem no longer reported). `--split` takes one split or several
+joined by commas (scored as one set). The held-aside split (`heldout2`; `heldout` was held aside
+once and is development data since) runs only with PROOFREAD_RULES_FROZEN=1, once the rules under
+test are final."""
 
 from __future__ import annotations
 
@@ -188,7 +190,8 @@ LABELS = EVAL / "labels.json"
 SHARED = EVAL.parents[2] / "shared" / "proofread_corpus"  # beside the repository: articles not redistributable
 FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
-SPLITS = ("dev", "heldout")
+SPLITS = ("dev", "heldout", "heldout2")
+HELD_ASIDE = ("heldout2",)  # read only once the rules are frozen
 LABEL_KEYS = ("article", "rule", "line", "stem")
 STEM_CHARS = 80
 
@@ -452,13 +455,26 @@ def article_path(article: dict[str, Any], manifest: Path, shared: Path) -> Path:
     return base / "articles" / f"{article['id']}.md"
 
 
+def parse_splits(text: str) -> tuple[str, ...]:
+    """`dev,heldout` → ("dev", "heldout"); an unknown split is a CorpusError naming the known ones."""
+    names = tuple(dict.fromkeys(part.strip() for part in text.split(",") if part.strip()))
+    unknown = [name for name in names if name not in SPLITS]
+    if not names or unknown:
+        raise CorpusError(
+            f"unknown split {', '.join(unknown) or repr(text)}: use one of {', '.join(SPLITS)}, "
+            f"or several joined by commas (dev,heldout)"
+        )
+    return names
+
+
 def refuse_heldout(split: str, environ: dict[str, str] | os._Environ[str] = os.environ) -> str | None:
-    """Why the split may not be run now, or None."""
-    if split == "heldout" and environ.get(FROZEN_ENV) != "1":
+    """Why the split (or comma-joined splits) may not be run now, or None."""
+    held = [name for name in split.split(",") if name.strip() in HELD_ASIDE]
+    if held and environ.get(FROZEN_ENV) != "1":
         return (
-            f"refusing to run the held-aside split: its articles are read only once the rules are "
-            f"frozen. Measure on --split dev while rules change; set {FROZEN_ENV}=1 to measure a "
-            f"finished rule set on heldout."
+            f"refusing to run the held-aside split {', '.join(held)}: its articles are read only once "
+            f"the rules are frozen. Measure on --split {','.join(s for s in SPLITS if s not in HELD_ASIDE)} "
+            f"while rules change; set {FROZEN_ENV}=1 to measure a finished rule set on {', '.join(held)}."
         )
     return None
 
@@ -466,7 +482,8 @@ def refuse_heldout(split: str, environ: dict[str, str] | os._Environ[str] = os.e
 async def run_corpus(
     split: str, *, manifest: Path = MANIFEST, labels_path: Path = LABELS, shared: Path = SHARED
 ) -> CorpusRun:
-    reason = refuse_heldout(split)
+    splits = parse_splits(split)
+    reason = refuse_heldout(",".join(splits))
     if reason:
         raise CorpusError(reason)
     labels = load_corpus_labels(labels_path)
@@ -474,9 +491,9 @@ async def run_corpus(
     by_article: dict[str, list[Label]] = defaultdict(list)
     for label in labels:
         by_article[label.article].append(label)
-    run = CorpusRun(split)
+    run = CorpusRun(",".join(splits))
     for article in load_manifest(manifest):
-        if article["split"] != split:
+        if article["split"] not in splits:
             continue
         path = article_path(article, manifest, shared)
         if not path.is_file():
@@ -616,7 +633,9 @@ def append_template(run: CorpusRun, labels_path: Path = LABELS) -> int:
 async def corpus_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench proofread-quality --corpus")
     parser.add_argument("--corpus", action="store_true")
-    parser.add_argument("--split", choices=SPLITS, default="dev")
+    parser.add_argument(
+        "--split", default="dev", help=f"one of {', '.join(SPLITS)}, or several joined by commas"
+    )
     parser.add_argument("--labels", type=Path, default=LABELS)
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     parser.add_argument(

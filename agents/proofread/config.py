@@ -33,6 +33,8 @@ class GraphConfig:
     # A sentence this long or longer is reported (calibrated on published articles).
     max_sentence_chars_ja: int = 110
     max_sentence_words_en: int = 50
+    # …and from this many words when a dash sets an aside into it (the reader must hold two threads).
+    max_sentence_words_en_aside: int = 45
     max_commas_ja: int = 4
     # LLM work per article.
     llm_chunk_chars: int = 12_000
@@ -59,7 +61,7 @@ class GraphConfig:
             raise ValueError("linter_timeout must be in (0, 300] seconds")
         if self.max_links_checked < 0:
             raise ValueError("max_links_checked must be >= 0")
-        if self.max_sentence_chars_ja < 20 or self.max_sentence_words_en < 5:
+        if self.max_sentence_chars_ja < 20 or min(self.max_sentence_words_en, self.max_sentence_words_en_aside) < 5:
             raise ValueError("sentence limits are too small to be useful")
         if self.max_commas_ja < 1:
             raise ValueError("max_commas_ja must be >= 1")

@@ -123,7 +123,7 @@ async def test_recheck_with_a_new_version_compares_with_the_previous_one(convers
     assert second.data["comparison"]["fixed"] == 2
     assert second.data["comparison"]["new"] == 0
     assert second.data["comparison"]["remaining"] == len(first.data["issues"]) - 2
-    assert second.data["score"] == first.data["score"] + 3  # a warning (JSON) and a suggestion (Python)
+    assert second.data["score"] == first.data["score"] + 1  # two suggestions fixed (JSON, Python): ⌊s ÷ 2⌋ drops by one
     assert "前の版から: 直った指摘 2件、新しい指摘 0件" in second.text
     state = await conversation.state()
     assert state["article"] == fixed.replace("\r\n", "\n")

@@ -81,7 +81,7 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
             {
                 "articles": [
                     _record("dev-cache", DEV_ARTICLE, split="dev", stored="repo"),
-                    _record("heldout-queue", HELDOUT_ARTICLE, split="heldout", stored="shared"),
+                    _record("heldout-queue", HELDOUT_ARTICLE, split="heldout2", stored="shared"),
                 ]
             }
         ),
@@ -217,20 +217,36 @@ async def test_a_label_outlives_a_reworded_message_and_a_vanished_finding_leaves
 
 async def test_the_heldout_split_is_refused_until_the_rules_are_frozen(corpus, capsys, monkeypatch):
     monkeypatch.delenv(quality.FROZEN_ENV, raising=False)
-    assert await quality.main(_argv(corpus, "--split", "heldout", "--write-template")) == 2
-    err = capsys.readouterr().err
-    assert "PROOFREAD_RULES_FROZEN=1" in err
+    for split in ("heldout2", "dev,heldout2"):
+        assert await quality.main(_argv(corpus, "--split", split, "--write-template")) == 2
+        err = capsys.readouterr().err
+        assert "held-aside split heldout2" in err and "PROOFREAD_RULES_FROZEN=1" in err
     assert not corpus["labels"].exists()
 
     monkeypatch.setenv(quality.FROZEN_ENV, "1")
-    assert await quality.main(_argv(corpus, "--split", "heldout")) == 0
-    assert "Corpus split 'heldout': 1 articles scored, 0 skipped" in capsys.readouterr().out
+    assert await quality.main(_argv(corpus, "--split", "heldout2")) == 0
+    assert "Corpus split 'heldout2': 1 articles scored, 0 skipped" in capsys.readouterr().out
+
+
+async def test_several_development_splits_are_scored_as_one_set(corpus, capsys, rules_not_frozen):
+    (corpus["manifest"].parent / "articles" / "seen-queue.md").write_text(HELDOUT_ARTICLE, encoding="utf-8")
+    manifest = json.loads(corpus["manifest"].read_text(encoding="utf-8"))
+    manifest["articles"].append(_record("seen-queue", HELDOUT_ARTICLE, split="heldout", stored="repo"))
+    corpus["manifest"].write_text(json.dumps(manifest), encoding="utf-8")
+
+    assert await quality.main(_argv(corpus, "--split", "dev,heldout")) == 0
+    assert "Corpus split 'dev,heldout': 2 articles scored, 0 skipped" in capsys.readouterr().out
+    run = await _run(corpus, "heldout")
+    assert [article.id for article in run.articles] == ["seen-queue"]
+
+    assert await quality.main(_argv(corpus, "--split", "dev,later")) == 2
+    assert "unknown split later" in capsys.readouterr().err
 
 
 async def test_articles_absent_from_the_shared_folder_are_skipped_and_counted(corpus, capsys, monkeypatch):
     monkeypatch.setenv(quality.FROZEN_ENV, "1")
     (corpus["shared"] / "articles" / "heldout-queue.md").unlink()
-    assert await quality.main(_argv(corpus, "--split", "heldout")) == 0
+    assert await quality.main(_argv(corpus, "--split", "heldout2")) == 0
     out = capsys.readouterr().out
     assert "0 articles scored, 1 skipped" in out
     assert "skipped heldout-queue: absent" in out

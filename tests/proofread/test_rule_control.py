@@ -67,13 +67,25 @@ def test_settings_turn_rules_off_change_severity_and_turn_default_off_rules_on()
 def test_calibrated_defaults_turn_noisy_rules_off_and_demote_others_until_a_project_says_on():
     issues = [issue("rule:bare-url", severity="suggestion"), issue("rule:hedge", severity="suggestion"),
               issue("rule:syntax-shell"), issue("rule:http-image")]
+    # http-image has no evidence on the development articles: its warning is shown as a suggestion.
     assert [(i.source, i.severity) for i in apply_rule_control(issues, {})] == [
-        ("rule:syntax-shell", "suggestion"), ("rule:http-image", "warning"),
+        ("rule:syntax-shell", "suggestion"), ("rule:http-image", "suggestion"),
     ]
-    kept = apply_rule_control(issues, {"bare-url": "on", "syntax-shell": "on"})
+    kept = apply_rule_control(issues, {"bare-url": "on", "syntax-shell": "on", "http-image": "on"})
     assert [(i.source, i.severity) for i in kept] == [
         ("rule:bare-url", "suggestion"), ("rule:syntax-shell", "warning"), ("rule:http-image", "warning"),
     ]
+
+
+def test_only_rules_with_evidence_warn_by_default():
+    warned = [issue("rule:image-alt"), issue("rule:mixed-style"), issue("pymarkdownlnt:MD056"), issue("llm")]
+    kept = apply_rule_control(warned, {})
+    assert [(i.source, i.severity) for i in kept] == [
+        ("rule:image-alt", "warning"),  # 11 of 11 right on the development articles
+        ("rule:mixed-style", "suggestion"), ("pymarkdownlnt:MD056", "suggestion"),  # too few judged
+        ("llm", "warning"),  # a model's judgement is not a rule's
+    ]
+    assert apply_rule_control([issue("rule:mixed-style")], {"mixed-style": "warning"})[0].severity == "warning"
 
 
 ARTICLE = """# Title

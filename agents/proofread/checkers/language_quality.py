@@ -45,11 +45,15 @@ WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
 )
 # A footnote is an aside: its style may differ from the body's (「〜である。」 notes in a です/ます article).
 FOOTNOTE_DEFINITION = re.compile(r"^\s{0,3}\[\^[^\]]+\]:")
+ASIDE_BOXES = {"message", "note"}
 EN_HEDGE = re.compile(r"(?i)\b(I think|I believe)\b")
 EN_REDUNDANT = re.compile(r"(?i)\b(in order to|it goes without saying)\b")
 # Intensifiers (very, really, quite, actually) are left alone: in published English articles they
 # were almost never worth a note. These two talk down to a reader who did not find it obvious.
 WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
+# A dash setting an aside into a sentence: an em dash (or its entity), or a spaced double hyphen or
+# en dash between words (an en dash between numbers is a range).
+EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za-z])")
 EN_DOUBLE = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
 EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
@@ -119,6 +123,7 @@ class LanguageQualityChecker(BaseChecker):
             for number, line in article.prose_lines()
             if article.kind(number) in ("text", "list", "quote") and number > header_end
         ]
+        lines = _mask_across_lines(article, lines)
         prose: list[tuple[int, str]] = []
         for number, line in lines:
             if article.kind(number) == "list":
@@ -145,6 +150,12 @@ class LanguageQualityChecker(BaseChecker):
         issues: list[Issue] = []
         styles: list[tuple[Sentence, Style]] = []
         previous_conjunction: str | None = None
+        # Notes in a :::message / :::note box are asides, like footnotes: their style may differ.
+        boxed = {
+            number
+            for box in article.containers if box.kind in ASIDE_BOXES
+            for number in range(box.start_line, (box.end_line or article.line_count) + 1)
+        }
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -180,7 +191,8 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             previous_conjunction = conjunction
             footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
-            if kind == "text" and sentence.text.rstrip().endswith("。") and not footnote:
+            aside = footnote or sentence.line_start in boxed
+            if kind == "text" and sentence.text.rstrip().endswith("。") and not aside:
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
@@ -309,11 +321,15 @@ class LanguageQualityChecker(BaseChecker):
         issues = []
         for sentence in sentences:
             words = re.findall(r"[A-Za-z0-9'’-]+", sentence.text)
-            if len(words) >= self.config.max_sentence_words_en:
+            aside = EN_DASH_ASIDE.search(sentence.text) is not None
+            limit = self.config.max_sentence_words_en_aside if aside else self.config.max_sentence_words_en
+            if len(words) >= limit:
                 issues.append(self.issue(
                     article, "suggestion", sentence.line_start, f"Long sentence ({len(words)} words).",
-                    f"Split it; aim for under {self.config.max_sentence_words_en} words.",
-                    "Long sentences are hard to follow in technical explanations.",
+                    "Split it at the dash; aim for under 40 words." if aside
+                    else f"Split it; aim for under {self.config.max_sentence_words_en} words.",
+                    "Long sentences are hard to follow in technical explanations"
+                    + (", and an aside set off by a dash makes the reader hold two threads at once." if aside else "."),
                     "rule:sentence-length", line_end=sentence.line_end,
                 ))
             for match in EN_DOUBLE.finditer(sentence.text):
@@ -373,6 +389,40 @@ class LanguageQualityChecker(BaseChecker):
                     line, finding.problem, finding.suggestion, finding.reason, "llm",
                 ))
         return issues
+
+
+# What mask_for_prose leaves when a paragraph wraps a code span or an HTML tag onto the next line:
+# backtick runs and `<tag …` openers without their closer on the same line.
+_WRAPPED_CODE = re.compile(r"(?<!`)(`+)(?!`)[^`]*?(?<!`)\1(?!`)")
+_WRAPPED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
+_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
+    """`lines` (already masked line by line) with the code spans and HTML tags that wrap onto the
+    next line of the same paragraph blanked too: a wrapped API path is code, and the alt texts of
+    a row of <img> tags are not a sentence."""
+    groups: list[list[tuple[int, str]]] = []
+    for number, line in lines:
+        previous = groups[-1][-1][0] if groups else None
+        if (
+            previous is None or number != previous + 1 or article.kind(number) != article.kind(previous)
+            or _ITEM_START.match(article.lines[number - 1])
+        ):
+            groups.append([])
+        groups[-1].append((number, line))
+    masked: list[tuple[int, str]] = []
+    for group in groups:
+        joined = "\n".join(line for _number, line in group)
+        if len(group) > 1 and ("`" in joined or "<" in joined):
+            joined = _WRAPPED_CODE.sub(_blank_keeping_lines, joined)
+            joined = _WRAPPED_TAG.sub(_blank_keeping_lines, joined)
+        masked += zip((number for number, _line in group), joined.split("\n"), strict=True)
+    return masked
+
+
+def _blank_keeping_lines(match: re.Match[str]) -> str:
+    return re.sub(r"[^\n]", " ", match.group(0))
 
 
 def _strip_markup(line: str) -> str:

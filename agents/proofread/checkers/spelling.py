@@ -28,6 +28,8 @@ _TRAILING = ".,;:!?\"')]}*_~”’>»…"
 _PLAIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _ANY_WORD = re.compile(r"[A-Za-z]+")
 _SHORTCODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
+# [sic] / (sic): the writer marks a quoted misspelling as the original's.
+_SIC = re.compile(r"[\[(]\s*sic\s*!?\s*[\])]", re.IGNORECASE)
 # Lines of these kinds hold running text; tables, code and HTML hold identifiers.
 _PROSE_KINDS = ("text", "list", "quote", "heading")
 MIN_LENGTH = 4
@@ -97,6 +99,8 @@ def is_known(word: str) -> bool:
     for prefix in _PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 5 and is_known_simple(word[len(prefix):]):
             return True
+    if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
+        return True  # an informal adjective from a common word: truthy, hacky, laggy
     return any(
         _frequent(word[:cut]) and _frequent(word[cut:])
         for cut in range(3, len(word) - 3)
@@ -146,6 +150,24 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     return words
 
 
+def _sic_paragraphs(article: ParsedArticle) -> set[int]:
+    """The lines of every paragraph (or quote) that holds a [sic]: its misspellings are quoted as
+    written on purpose."""
+    lines: set[int] = set()
+    for number, line in enumerate(article.lines, start=1):
+        if number in lines or not _SIC.search(line):
+            continue
+        kind = article.kind(number)
+        first = number
+        while first > 1 and article.kind(first - 1) == kind and article.lines[first - 2].strip(" >"):
+            first -= 1
+        last = number
+        while last < len(article.lines) and article.kind(last + 1) == kind and article.lines[last].strip(" >"):
+            last += 1
+        lines.update(range(first, last + 1))
+    return lines
+
+
 class SpellingChecker(BaseChecker):
     """Runs inside the language checker's job (the same sentences and tokens); its issues belong
     to the language_quality category under their own rule ids."""
@@ -171,8 +193,9 @@ class SpellingChecker(BaseChecker):
         japanese = article.language == "ja"
         unknown: list[tuple[int, str]] = []
         seen: set[str] = set()
+        quoted = _sic_paragraphs(article)
         for number, line in article.prose_lines():
-            if article.kind(number) not in _PROSE_KINDS:
+            if article.kind(number) not in _PROSE_KINDS or number in quoted:
                 continue
             for _column, word in prose_words(line):
                 if word in seen or counts[word] >= 2:

@@ -1,0 +1,126 @@
+"""Causes of false alarms found on a second set of published articles, each fixed where it arises:
+what a rule must still find, and the look-alike it must leave alone."""
+
+from __future__ import annotations
+
+from agents.proofread.checkers import CHECKER_CLASSES, CheckContext
+from agents.proofread.checkers.spelling import is_known
+from agents.proofread.config import GraphConfig
+from agents.proofread.llm import ProofreadLLM
+from agents.proofread.parser import parse_article
+from agents.proofread.rules import DEFAULT_SETTINGS, apply_rule_control, markdownlint_equivalents
+from agents.proofread.schemas import Issue
+from bot.llm import ModelProvider
+from bot.offline import OfflineChatModel
+
+ZENN_HEAD = '---\ntitle: "テスト"\nemoji: "🧪"\ntype: "tech"\ntopics: ["python"]\npublished: true\n---\n\n'
+
+
+def language(text: str) -> list[Issue]:
+    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
+    return CHECKER_CLASSES["language_quality"](context).rules(parse_article(text))
+
+
+def found(text: str, rule: str) -> list[int | None]:
+    return [issue.line_start for issue in language(text) if issue.source == rule]
+
+
+def lint_issue(source: str, line: int) -> Issue:
+    return Issue(category="markdown_format", severity="suggestion", line_start=line, line_end=line,
+                 location_description="", problem="p", suggestion="s", reason="r", source=source)
+
+
+# --- markdownlint's rule names in inline comments --------------------------------------------------
+
+
+def test_a_markdownlint_comment_naming_a_rule_by_its_name_turns_that_rule_off():
+    text = (
+        "# Figures\n\n![a](a.png)\n\n<!-- markdownlint-disable no-emphasis-as-heading -->\n"
+        "*Figure 1: the first figure*\n<!-- markdownlint-enable -->\n\n*Figure 2: the second figure*\n"
+    )
+    article = parse_article(text)
+    on = {"md036": "on"}
+    kept = apply_rule_control([lint_issue("pymarkdownlnt:MD036", 6), lint_issue("pymarkdownlnt:MD036", 9)],
+                              on, article.suppressions)
+    assert [issue.line_start for issue in kept] == [9]
+
+
+def test_markdownlint_names_and_numbers_stand_for_themselves_and_for_our_equivalents():
+    assert markdownlint_equivalents("no-emphasis-as-heading") == ("md036",)
+    assert markdownlint_equivalents("MD028") == ("md028",)
+    assert markdownlint_equivalents("no-blanks-blockquote") == ("md028",)
+    assert markdownlint_equivalents("fenced-code-language") == ("md040", "code-language")
+    assert markdownlint_equivalents("no-such-rule") == ()
+
+
+def test_quotes_kept_apart_and_emphasis_lines_are_not_reported_by_default():
+    issues = [lint_issue("pymarkdownlnt:MD028", 4), lint_issue("pymarkdownlnt:MD036", 8)]
+    assert apply_rule_control(issues, {}) == []
+    assert DEFAULT_SETTINGS["md028"] == DEFAULT_SETTINGS["md036"] == "off"
+    assert len(apply_rule_control(issues, {"md028": "on", "md036": "on"})) == 2
+
+
+# --- spelling ----------------------------------------------------------------------------------------
+
+
+def test_general_technical_and_informal_words_are_known():
+    for word in ("libc", "crypto", "tech", "mmap", "kubectl", "sheeple", "hacky", "truthy", "laggy"):
+        assert is_known(word), word
+    assert not is_known("recieved")
+
+
+def test_misspellings_quoted_with_sic_are_left_alone_and_others_still_found():
+    text = (
+        "# Feedback\n\nOne reader wrote:\n\n"
+        '> "The packges here are grate and the docs are\n> clear. [sic]"\n\n'
+        "We recieved many more notes like it.\n"
+    )
+    assert [(i.line_start, i.problem.split("“")[1].split("”")[0]) for i in language(text)
+            if i.source == "rule:spelling"] == [(8, "recieved")]
+    assert found(text.replace(" [sic]", ""), "rule:spelling") == [5, 8]
+
+
+# --- sentence length ---------------------------------------------------------------------------------
+
+
+def test_a_code_span_wrapped_onto_the_next_line_is_not_prose():
+    path = "/".join(["segment"] * 30)
+    intro = "この記事では請求の情報を取得する方法を説明します。使うのは公開されている機能だけです。\n\n"
+    text = ZENN_HEAD + intro + f"なお、`GET\n/{path}` という API もあります。\n"
+    assert parse_article(text).language == "ja"
+    assert found(text, "rule:sentence-length") == []
+    long_sentence = "この文はとても長く" + "、説明を続けていき" * 14 + "ます。"
+    assert found(ZENN_HEAD + intro + long_sentence + "\n", "rule:sentence-length") == [11]
+
+
+def test_the_alt_texts_of_a_row_of_img_tags_are_not_a_sentence():
+    alts = [" ".join(["which tools do you use on a normal working day"] * 2) for _ in range(4)]
+    row = " ".join(f'<img src="chart{n}.svg" alt="{alt}"\nclass="chart" />' for n, alt in enumerate(alts))
+    text = f"# Results\n\nThe charts below show the answers.\n\n{row}\n"
+    assert found(text, "rule:sentence-length") == []
+
+
+def test_a_long_english_sentence_with_a_dash_aside_is_reported_from_45_words():
+    def sentence(words: int, middle: str) -> str:
+        half = ["word"] * (words // 2 - 1)
+        return " ".join(["The", *half, middle, *half, "end."])
+
+    aside = sentence(46, "— and this aside —")
+    assert len(aside.replace("—", "").split()) >= 45
+    plain = sentence(46, "and this part")
+    assert found(f"# Notes\n\n{aside}\n", "rule:sentence-length") == [3]
+    assert found(f"# Notes\n\n{plain}\n", "rule:sentence-length") == []
+    assert found(f"# Notes\n\n{sentence(52, 'and this part')}\n", "rule:sentence-length") == [3]
+    ranged = sentence(44, "from 2 – 500 items")  # 48 words; an en dash between numbers is a range
+    assert found(f"# Notes\n\n{ranged}\n", "rule:sentence-length") == []
+
+
+# --- です/ます and だ/である ------------------------------------------------------------------------
+
+
+def test_a_note_in_a_message_box_may_differ_in_style_from_the_body():
+    body = "".join(f"これは{n}番目の説明です。\n\n" for n in range(6))
+    boxed = ZENN_HEAD + body + ":::message\nこの記事は別の場所から移したものである。\n:::\n"
+    assert found(boxed, "rule:mixed-style") == []
+    inline = ZENN_HEAD + body + "この記事は別の場所から移したものである。\n"
+    assert found(inline, "rule:mixed-style") == [21]
