@@ -6,6 +6,7 @@ answer, `/reset`, button presses, attached files and users' profiles. A platform
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
@@ -22,8 +23,8 @@ from bot.events import StreamEvent
 from bot.locale import currency_for_locale
 from bot.loop import startup_complete
 from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
-from bot.runtime import ConversationRuntime
-from bot.storage import ThreadRecord
+from bot.runtime import ConversationRuntime, replayed
+from bot.storage import QueuedTurn, ThreadRecord
 from bot.supervisor import TaskSupervisor
 
 log = logging.getLogger(__name__)
@@ -77,6 +78,7 @@ class PlatformBot:
         self.tasks = TaskSupervisor(gate=gate, name=f"{self.platform} work")
         self._session: aiohttp.ClientSession | None = None
         self._recovered = False
+        runtime.adopt_orphans(self.platform, self._adopted)
 
     def http(self) -> aiohttp.ClientSession:
         """A session for downloads (attached files), opened on first use."""
@@ -125,16 +127,21 @@ class PlatformBot:
 
     # --- turns a restart stopped -----------------------------------------------------------------
     def recover_interrupted(self) -> None:
-        """Answer, once per start, the turns of this platform a crash or shutdown stopped."""
+        """Answer, once per start, the turns of this platform a crash or shutdown stopped, and
+        take over the turns a process that died had queued (in their places)."""
         if self._recovered:
             return
         self._recovered = True
+        self.tasks.spawn(self._recover_all(), name=f"{self.platform} recover turns")
+
+    async def _recover_all(self) -> None:
+        adopted = await self.runtime.adopt_orphaned_turns(self.platform)
         for thread_id in list(self.runtime.interrupted_at_start):
             key = ConversationKey.parse(thread_id)
-            if key.platform == self.platform:
+            if key.platform == self.platform and thread_id not in adopted:
                 self.tasks.spawn(self._recover_turn(key), name=f"{self.platform} recover turn")
 
-    async def _recover_turn(self, key: ConversationKey) -> None:
+    async def _recover_turn(self, key: ConversationKey, queued: QueuedTurn | None = None) -> None:
         """The old status message becomes the resumed turn's (or the offer to run it again)."""
         record = await self.runtime.interrupted_turn(key)
         surface = None if record is None else await self.recovery_surface(key, record)
@@ -142,8 +149,27 @@ class PlatformBot:
             return
         status = StatusMessage()
         await self.render(
-            surface, self.runtime.recover(key, status=status), status=status, working="", replacing=record.status_message
+            surface, self.runtime.recover(key, status=status, queued=queued), status=status, working="",
+            replacing=record.status_message,
         )
+
+    def _adopted(self, key: ConversationKey, queued: QueuedTurn, started: bool) -> None:
+        self.tasks.spawn(self._run_adopted(key, queued, started), name=f"{self.platform} adopted turn")
+
+    async def _run_adopted(self, key: ConversationKey, queued: QueuedTurn, started: bool) -> None:
+        """A turn a process that died had queued, in its place: recovered if it had started, else
+        run from its request and answered where it was asked."""
+        try:
+            if started:
+                await self._recover_turn(key, queued)
+                return
+            request = queued.request or {}
+            record = await self.runtime.app_db.ensure_thread(key.thread_id, key.platform)
+            surface = await self.recovery_surface(key, dataclasses.replace(record, pending={"user": request.get("user_id")}))
+            if surface is not None:
+                await self.run(surface, key, replayed(request), queued=queued)
+        finally:
+            await self.runtime.abandon(queued)  # whatever did not run leaves the queue
 
     async def recovery_surface(self, key: ConversationKey, record: ThreadRecord) -> Surface | None:
         """Where an interrupted turn of `key` is answered (`record.pending` holds its user), or None."""
@@ -197,10 +223,10 @@ class PlatformBot:
             await answered()
         await self.render(surface, events, first=first, status=status)
 
-    async def run(self, surface: Surface, key: ConversationKey, turn: TurnInput) -> None:
+    async def run(self, surface: Surface, key: ConversationKey, turn: TurnInput, *, queued: QueuedTurn | None = None) -> None:
         """Run a turn and render it; the runtime records where its status message is."""
         status = StatusMessage()
-        await self.render(surface, self.runtime.handle(key, turn, status=status), status=status)
+        await self.render(surface, self.runtime.handle(key, turn, status=status, queued=queued), status=status)
 
     async def render(
         self, surface: Surface, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None,

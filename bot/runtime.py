@@ -6,9 +6,10 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import dataclasses
 import logging
 import time
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,7 +36,7 @@ from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, ModelProvider
 from bot.loop import startup_complete
 from bot.render import RESUMED, StatusMessage
-from bot.storage import AppDatabase, Checkpoints, ThreadRecord
+from bot.storage import AppDatabase, Checkpoints, HeldThread, OrphanedTurn, QueuedTurn, ThreadRecord
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,27 @@ AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the
 INTERRUPTED = "interrupted"  # thread note: a turn was stopped mid-flight (crash, shutdown)
 RESUMED_FOOTER = "\n\n_(Resumed after a restart: this request was interrupted and picked up where it stopped.)_"
 RERUN_LABEL = "Run it again"
+
+
+# Runs a turn queued by a process that died, in its place: (conversation, turn, whether it had
+# started: recover it, else run its request again). A platform registers one (`adopt_orphans`).
+Adopter = Callable[[ConversationKey, QueuedTurn, bool], None]
+
+
+def replayable(turn: TurnInput) -> dict[str, Any] | None:
+    """What is kept of a queued turn so another process can run it should this one die first
+    (None: it carries files, which are not kept)."""
+    if turn.attachments:
+        return None
+    fields = {f.name: getattr(turn, f.name) for f in dataclasses.fields(turn) if f.name != "attachments"}
+    return fields | {"roles": list(turn.roles), "delivery_id": None}
+
+
+def replayed(request: dict[str, Any]) -> TurnInput:
+    """The turn `replayable` kept."""
+    known = {f.name for f in dataclasses.fields(TurnInput)} - {"attachments"}
+    fields = {name: value for name, value in request.items() if name in known}
+    return TurnInput(**fields | {"roles": tuple(fields.get("roles") or ())})
 
 
 class _FifoLocks:
@@ -93,7 +115,11 @@ class ConversationRuntime:
         self._agents = {agent.name: agent for agent in agents}
         self.commands = CommandTable.of(agents)
         self._graphs: dict[str, CompiledStateGraph] = {}
-        self._locks = _FifoLocks()
+        self._locks = _FifoLocks()  # in-process arrival order, until a turn has its place in the queue
+        self._entries: dict[str, str] = {}  # thread → the queue entry of the turn running there
+        self._held: dict[str, HeldThread] = {}  # thread → its record as the turn took it, the last write
+        self._adopters: dict[str, Adopter] = {}
+        app_db.orphan_handler = self._orphaned
         self._opened: collections.deque[str] = collections.deque(maxlen=1000)
         # Each agent's own settings, loaded once (open() loads them before it opens anything).
         self._agent_settings = agent_settings if agent_settings is not None else {a.name: a.load_settings() for a in agents}
@@ -198,12 +224,15 @@ class ConversationRuntime:
         record = await self.app_db.get_thread(key.thread_id)
         return record if record is not None and record.note == INTERRUPTED else None
 
-    async def recover(self, key: ConversationKey, *, status: StatusMessage | None = None) -> AsyncIterator[StreamEvent]:
+    async def recover(
+        self, key: ConversationKey, *, status: StatusMessage | None = None, queued: QueuedTurn | None = None
+    ) -> AsyncIterator[StreamEvent]:
         """Finish a turn a crash or shutdown stopped, answering the user once: the graph continues
         from its last checkpoint, or, for an agent whose steps are not safe to repeat, the user is
         offered to run the request again (a button whose value is the request). Nothing when the
-        turn is no longer waiting (recovered already, or a newer message went first)."""
-        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+        turn is no longer waiting (recovered already, or a newer message went first). `queued`:
+        the dead process's queue entry of that turn, adopted (it keeps its place)."""
+        async with self._slot(key, queued or await self.app_db.enqueue(key.thread_id)):
             record = await self.app_db.get_thread(key.thread_id)
             if record is None or record.note != INTERRUPTED or record.agent not in self._agents:
                 return
@@ -243,12 +272,86 @@ class ConversationRuntime:
 
     def opened(self, key: ConversationKey) -> None:
         """The bot just started a platform thread for `key` (a command's root message, a mention):
-        it owns it, even before the first turn there is recorded."""
+        it owns it, even before the first turn there is recorded. In this process only: `bind`
+        records it for every process."""
         self._opened.append(key.thread_id)
+
+    async def bind(self, key: ConversationKey, agent: str | None = None) -> None:
+        """The bot started a platform thread for `key` (and its command names `agent`): recorded
+        in the database, so a reply there is routed by whichever process receives it."""
+        self._opened.append(key.thread_id)
+        await self.app_db.bind_thread(key.thread_id, key.platform, agent)
 
     async def owns(self, key: ConversationKey) -> bool:
         """Whether the bot started or answered in this conversation (follow-ups need no mention)."""
         return key.thread_id in self._opened or await self.app_db.get_thread(key.thread_id) is not None
+
+    # --- turns queued by a process that died ---------------------------------------------
+    def adopt_orphans(self, platform: str, adopter: Adopter) -> None:
+        """Let `adopter` run `platform`'s turns that a process queued and then died with."""
+        self._adopters[platform] = adopter
+
+    async def adopt_orphaned_turns(self, platform: str) -> set[str]:
+        """Adopt every orphaned turn of `platform` there is now (at start-up); the threads whose
+        adopted turn had started (they are recovered through their adopted entry)."""
+        by_thread: dict[str, list[OrphanedTurn]] = {}
+        for orphan in await self.app_db.orphaned_turns():
+            if ConversationKey.parse(orphan.turn.key).platform == platform:
+                by_thread.setdefault(orphan.turn.key, []).append(orphan)
+        started: set[str] = set()
+        for key, orphans in by_thread.items():
+            started |= await self._orphaned(key, orphans)
+        return started
+
+    async def _orphaned(self, key: str, orphans: list[OrphanedTurn]) -> set[str]:
+        """Take over turns queued by a process that died, keeping their places: one that had
+        started is recovered (as after a restart), one that had not runs from its request; with no
+        adopter for the platform, or nothing to run, they leave the queue."""
+        conversation = ConversationKey.parse(key)
+        adopter = self._adopters.get(conversation.platform)
+        started: set[str] = set()
+        for orphan in orphans:
+            if adopter is None:
+                log.warning("dropping turn %s of %s queued by a process that is gone", orphan.turn.seq, key)
+                await self.app_db.drop_turn(orphan.turn, orphan.owner)
+                continue
+            if not await self.app_db.adopt_turn(orphan):
+                continue  # another process took it
+            record = await self.app_db.get_thread(key)
+            had_started = record is not None and record.turn_entry == orphan.turn.entry
+            if had_started and record is not None:
+                if TurnState(record.state) in IN_FLIGHT:
+                    await self.app_db.update_thread(
+                        key, state=next_state(record.state, TurnEvent.INTERRUPTED).value, note=INTERRUPTED
+                    )
+                elif record.note != INTERRUPTED:  # it finished; only leaving the queue was left
+                    await self.app_db.drop_turn(orphan.turn)
+                    continue
+                started.add(key)
+            elif orphan.turn.request is None:
+                log.warning("turn %s of %s was lost with its process (it carried files)", orphan.turn.seq, key)
+                await self.app_db.drop_turn(orphan.turn)
+                continue
+            log.info("adopted turn %s of %s from a process that is gone", orphan.turn.seq, key)
+            adopter(conversation, orphan.turn, had_started)
+        return started
+
+    async def abandon(self, queued: QueuedTurn) -> None:
+        """An adopted turn that will not run after all leaves the queue (if it is still there)."""
+        await self.app_db.drop_turn(queued)
+
+    @contextlib.asynccontextmanager
+    async def _slot(self, key: ConversationKey, queued: QueuedTurn) -> AsyncIterator[HeldThread]:
+        """The thread held for a queued turn: `_turn` starts from the record read with the lock,
+        `_run` records the entry with the turn and leaves its last write for leaving the queue."""
+        async with self.app_db.turn_slot(queued) as held:
+            self._entries[key.thread_id] = queued.entry
+            self._held[key.thread_id] = held
+            try:
+                yield held
+            finally:
+                self._entries.pop(key.thread_id, None)
+                self._held.pop(key.thread_id, None)
 
     async def bound_agent(self, key: ConversationKey) -> str | None:
         record = await self.app_db.get_thread(key.thread_id)
@@ -256,7 +359,7 @@ class ConversationRuntime:
 
     async def reset(self, key: ConversationKey) -> None:
         """Start the conversation over (what `/reset` does), outside a turn."""
-        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+        async with self.app_db.thread_lock(key.thread_id):
             await self._reset(key)
 
     async def _reset(self, key: ConversationKey) -> None:
@@ -272,23 +375,31 @@ class ConversationRuntime:
         return f"{key.thread_id}{suffix}/{agent}"
 
     async def handle(
-        self, key: ConversationKey, turn: TurnInput, *, status: StatusMessage | None = None
+        self, key: ConversationKey, turn: TurnInput, *, status: StatusMessage | None = None,
+        queued: QueuedTurn | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Run one user turn; yields stream events ending with exactly one Final or Failure (nothing
         for a delivery already claimed). `status`, from the renderer, says where the turn's status
-        message is; it is recorded with the turn, so a restart can replace it."""
-        if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
-            log.info("duplicate delivery %s ignored", turn.delivery_id)
-            return
-        problem = self._check_input(turn)
-        if problem:
-            yield Failure(kind="bad_input", user_message=problem)
-            return
-        refused = await self.gate.check(key, turn)
-        if refused is not None:
-            yield refused
-            return
-        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+        message is; it is recorded with the turn, so a restart can replace it.
+
+        The turn takes its place in the thread's queue as it arrives (after de-duplication and the
+        access gate) and runs when every turn queued before it, in any process, is done. `queued`:
+        a turn adopted from a process that died, already past those steps, in its old place."""
+        if queued is None:
+            refused: StreamEvent | None = None
+            async with self._locks.hold(key.thread_id):  # this process's arrival order, until queued
+                if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
+                    log.info("duplicate delivery %s ignored", turn.delivery_id)
+                    return
+                problem = self._check_input(turn)
+                refused = Failure(kind="bad_input", user_message=problem) if problem else await self.gate.check(key, turn)
+                if refused is None:
+                    queued = await self.app_db.enqueue(key.thread_id, replayable(turn))
+            if refused is not None:
+                yield refused
+            if queued is None:
+                return
+        async with self._slot(key, queued):
             async for event in self._turn(key, turn.but(text=turn.text.strip()), status=status):
                 yield event
 
@@ -313,7 +424,7 @@ class ConversationRuntime:
         if refused is not None:
             yield refused
             return
-        async with self._locks.hold(key.thread_id), self.app_db.thread_lock(key.thread_id):
+        async with self._slot(key, await self.app_db.enqueue(key.thread_id)):
             if value.startswith("/"):
                 typed = TurnInput.typed(value, user_id=where.user_id)
                 turn = where.but(text=typed.text, command=typed.command, delivery_id=None)
@@ -377,7 +488,11 @@ class ConversationRuntime:
     async def _turn(
         self, key: ConversationKey, turn: TurnInput, *, status: StatusMessage | None = None
     ) -> AsyncIterator[StreamEvent]:
-        record = await self.app_db.ensure_thread(key.thread_id, key.platform)
+        held = self._held.get(key.thread_id)
+        if held is None:
+            record = await self.app_db.ensure_thread(key.thread_id, key.platform)
+        else:  # read as the lock was taken: a thread without a record has none yet
+            record = held.record or await self.app_db.create_thread(key.thread_id, key.platform)
         command = self.commands.get(turn.command) if turn.command else None
         if turn.command and command is None:
             yield Failure(kind="bad_input", user_message=f"I don't know the command `/{turn.command}`. Try `/help`.")
@@ -480,6 +595,8 @@ class ConversationRuntime:
         if current in IN_FLIGHT:  # left in flight by another process that died
             current = await self._transition(key, current, TurnEvent.INTERRUPTED)
         fields: dict[str, Any] = {"turn": turn_no, "note": None, "agent": agent.name}
+        if key.thread_id in self._entries:  # the queue entry it runs for: a crash is recovered from it
+            fields["turn_entry"] = self._entries[key.thread_id]
         if resumed is None:
             fields["pending"] = request or {"text": (user_text or "")[:2000]}
         if status is not None:
@@ -541,8 +658,13 @@ class ConversationRuntime:
         try:
             yield final
         finally:
-            await self._transition(key, current, TurnEvent.MESSAGE_SENT, pending=None, status_message=None,
-                                   note=AWAITING if outcome.interrupts else None)
+            done = {"state": next_state(current, TurnEvent.MESSAGE_SENT).value, "pending": None,
+                    "status_message": None, "note": AWAITING if outcome.interrupts else None}
+            held = self._held.get(key.thread_id)
+            if held is not None:
+                held.final_update = done  # written as the turn leaves the queue, in the same round trip
+            else:
+                await self.app_db.update_thread(key.thread_id, **done)
             if turn_no % PRUNE_EVERY == 0:
                 await self.checkpoints.prune(config["configurable"]["thread_id"], self.settings.checkpoints_kept)
             log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)

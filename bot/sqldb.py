@@ -6,7 +6,8 @@ shop's catalogue) write their SQL once with `?` placeholders and portable types 
 - One database per URL per process (per event loop): `open_database` hands every caller the same
   handle, counted, and the last `close` closes it. On PostgreSQL that is one psycopg pool of
   CONCIERGE_DB_POOL_SIZE connections in autocommit mode, shared with LangGraph's checkpointer;
-  turn locks take one more connection of their own (`dedicated_connection`).
+  turn locks and the turn queue's notifications take one more connection of their own
+  (`dedicated_connection`).
 - SQLite: one writer and one reader connection, each on its own thread (bot/sqlite.py). With WAL,
   reads never wait for writes, and the event loop never waits for either. Writes are serialised by
   an asyncio lock and run inside `BEGIN IMMEDIATE`, so a transaction holds the write lock from its
@@ -257,7 +258,7 @@ class PostgresDatabase(Database):
         return int(self.pool.max_size)
 
     async def dedicated_connection(self) -> Any:
-        """A connection outside the pool, for what must live on one session (advisory locks)."""
+        """A connection outside the pool, for what must live on one session (advisory locks, LISTEN)."""
         import psycopg
 
         try:

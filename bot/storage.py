@@ -1,5 +1,5 @@
-"""Storage: the LangGraph checkpointer, the app database (threads, turn lifecycle, deliveries) and
-retention (pruning old checkpoints, expiring idle threads).
+"""Storage: the LangGraph checkpointer, the app database (threads, turn lifecycle, deliveries, the
+per-thread turn queues) and retention (pruning old checkpoints, expiring idle threads).
 
 SQLite (one connection on its own thread, see bot/sqlite.py) by default; PostgreSQL when
 CONCIERGE_DATABASE_URL is postgresql://, on the process's one pool (bot/sqldb.py), which the
@@ -22,7 +22,7 @@ import types
 import typing
 import uuid
 import zlib
-from collections.abc import AsyncIterator, Iterable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -91,6 +91,22 @@ MIGRATIONS = (
     Migration("threads by last activity", (
         "CREATE INDEX IF NOT EXISTS concierge_threads_updated ON concierge_threads (updated_at)",
     )),
+    # Turns wait in a queue per thread, in arrival order, across processes (`AppDatabase.enqueue`);
+    # a thread remembers which queue entry its latest turn ran for, so the entry of a process
+    # that died is recovered (it had started) or run again from its request (it had not).
+    Migration("per-thread turn queue", (
+        """CREATE TABLE IF NOT EXISTS concierge_turn_queue (
+            key TEXT NOT NULL,
+            seq BIGINT NOT NULL,
+            entry TEXT NOT NULL,
+            owner TEXT NOT NULL,
+            pid BIGINT NOT NULL,
+            request TEXT,
+            queued_at DOUBLE PRECISION NOT NULL,
+            PRIMARY KEY (key, seq)
+        )""",
+        AddColumn("concierge_threads", "turn_entry", "TEXT"),
+    )),
 )
 
 
@@ -107,6 +123,52 @@ class ThreadRecord:
     created_at: float
     updated_at: float
     status_message: str | None = None
+    turn_entry: str | None = None  # the queue entry the latest turn ran for
+
+
+@dataclass(frozen=True)
+class QueuedTurn:
+    """A turn's place in its thread's queue: `seq` orders it, `entry` names it for good (an
+    adopted entry keeps it), `request` is what running it again needs (None: it cannot be)."""
+
+    key: str
+    seq: int
+    entry: str
+    request: dict[str, Any] | None = None
+    running: bool = False  # at the head with the thread's lock already taken
+    held: ThreadRecord | None = dataclasses.field(default=None, compare=False)  # the thread then, if running
+
+
+@dataclass
+class HeldThread:
+    """A thread held for a turn (`AppDatabase.turn_slot`): its record as read once the lock was
+    taken (None: no record yet), and the fields to write as the turn leaves the queue, sent with
+    leaving it (one round trip for both)."""
+
+    record: ThreadRecord | None
+    final_update: dict[str, Any] | None = None
+
+
+@dataclass(frozen=True)
+class OrphanedTurn:
+    """A queued turn whose process is gone, with the process that owned it."""
+
+    turn: QueuedTurn
+    owner: str
+    pid: int = 0  # the owner's process (SQLite) or server process of its connection (PostgreSQL)
+
+
+def _thread_update(key: str, fields: dict[str, Any]) -> tuple[str, tuple[Any, ...]]:
+    """The UPDATE that sets `fields` of a thread (and its `updated_at`)."""
+    fields = dict(fields)
+    if "pending" in fields and fields["pending"] is not None:
+        fields["pending"] = json.dumps(fields["pending"], ensure_ascii=False)
+    fields["updated_at"] = time.time()
+    assignments = ", ".join(f"{name} = ?" for name in fields)
+    return f"UPDATE concierge_threads SET {assignments} WHERE key = ?", (*fields.values(), key)
+
+
+_THREAD = "SELECT * FROM concierge_threads WHERE key = ?"
 
 
 def _record(row: dict[str, Any]) -> ThreadRecord:
@@ -118,11 +180,12 @@ def sqlite_path(url: str) -> Path:
 
 
 class AppDatabase:
-    """Threads (key, bound agent, lifecycle state, timestamps) and delivery de-duplication.
+    """Threads (key, bound agent, lifecycle state, timestamps), delivery de-duplication, and the
+    per-thread turn queues that order turns across processes.
 
     SQLite: on the checkpointer's connection and thread when shared, so the two never contend for
     SQLite's write lock. PostgreSQL: on the process's pool (bot/sqldb.py), plus one connection of
-    its own that holds the turn locks."""
+    its own that holds the turn locks and listens for turns ending in other processes."""
 
     def __init__(
         self,
@@ -136,7 +199,10 @@ class AppDatabase:
         self._pg = pg
         self._owns = owns_connection
         self._lock_ttl = lock_ttl
-        self._locks: _TurnLocks | None = None
+        self._queue: _TurnQueue | None = None
+        # What to do with turns queued by a process that died, found by a turn waiting behind
+        # them (the runtime adopts them); None: they are dropped.
+        self.orphan_handler: Callable[[str, list[OrphanedTurn]], Awaitable[object]] | None = None
         self._last_sweep = 0.0
 
     @property
@@ -171,9 +237,9 @@ class AppDatabase:
         return db
 
     async def close(self) -> None:
-        if self._locks is not None:
-            locks, self._locks = self._locks, None
-            await locks.close()
+        if self._queue is not None:
+            queue, self._queue = self._queue, None
+            await queue.close()
         if self._sqlite is not None and self._owns:
             await self._sqlite.close()
         if self._pg is not None:
@@ -193,6 +259,26 @@ class AppDatabase:
         assert self._sqlite is not None
         return await self._sqlite.fetch(sql, params)
 
+    async def _write_returning(self, sql: str, params: Sequence[Any]) -> list[dict[str, Any]]:
+        """One write that returns rows (`RETURNING`), committed."""
+        if self._pg is not None:
+            return await self._pg.fetch_dicts(sql, params)
+        assert self._sqlite is not None
+        worker = self._sqlite
+
+        def write() -> list[dict[str, Any]]:
+            try:
+                cur = worker.conn.execute(sql, params)
+                names = [c[0] for c in cur.description or ()]
+                rows = [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
+                worker.conn.commit()
+            except BaseException:
+                worker.conn.rollback()
+                raise
+            return rows
+
+        return await worker.run(write)
+
     # --- threads ------------------------------------------------------------------------
     async def get_thread(self, key: str) -> ThreadRecord | None:
         rows = await self.fetch("SELECT * FROM concierge_threads WHERE key = ?", (key,))
@@ -202,24 +288,32 @@ class AppDatabase:
         existing = await self.get_thread(key)  # the common case: one read, no write
         if existing is not None:
             return existing
+        return await self.create_thread(key, platform)
+
+    async def create_thread(self, key: str, platform: str) -> ThreadRecord:
+        """The record of a thread not seen before (or, should another process have just made it, that one)."""
         now = time.time()
-        await self.execute(
+        rows = await self._write_returning(  # a new thread: one more round trip, not two
             "INSERT INTO concierge_threads (key, platform, created_at, updated_at) VALUES (?, ?, ?, ?) "
-            "ON CONFLICT (key) DO NOTHING",
+            "ON CONFLICT (key) DO NOTHING RETURNING *",
             (key, platform, now, now),
         )
-        record = await self.get_thread(key)
+        record = _record(rows[0]) if rows else await self.get_thread(key)  # none: another process made it
         assert record is not None
         return record
 
-    async def update_thread(self, key: str, **fields: Any) -> None:
-        if "pending" in fields and fields["pending"] is not None:
-            fields["pending"] = json.dumps(fields["pending"], ensure_ascii=False)
-        fields["updated_at"] = time.time()
-        assignments = ", ".join(f"{name} = ?" for name in fields)
+    async def bind_thread(self, key: str, platform: str, agent: str | None = None) -> None:
+        """Record a platform thread the bot has started (and the agent its command names), so
+        every process sharing this database routes the replies there, before its first turn runs."""
+        now = time.time()
         await self.execute(
-            f"UPDATE concierge_threads SET {assignments} WHERE key = ?", (*fields.values(), key)
+            "INSERT INTO concierge_threads (key, platform, agent, created_at, updated_at) VALUES (?, ?, ?, ?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET agent = COALESCE(concierge_threads.agent, excluded.agent)",
+            (key, platform, agent, now, now),
         )
+
+    async def update_thread(self, key: str, **fields: Any) -> None:
+        await self.execute(*_thread_update(key, fields))
 
     async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
         marks = ", ".join("?" for _ in states)
@@ -260,49 +354,183 @@ class AppDatabase:
         )
         return int(rows[0]["tokens"]) if rows else 0
 
-    # --- cross-process turn lock ---------------------------------------------------------
+    # --- per-thread turn queue ------------------------------------------------------------
+    async def enqueue(self, key: str, request: dict[str, Any] | None = None) -> QueuedTurn:
+        """Give a turn of thread `key` its place in the thread's queue, after every turn queued
+        before it by any process on this database. One round trip; a turn that finds the queue
+        empty takes the thread's lock in the same one (`running`)."""
+        return await self._turn_queue().enqueue(key, uuid.uuid4().hex, _json(request))
+
     @contextlib.asynccontextmanager
-    async def thread_lock(self, key: str) -> AsyncIterator[None]:
-        """A lock on one thread's turns across every process on this database, so processes sharing
-        it never run two turns of one thread at once (in-process serialisation is the runtime's job).
-        PostgreSQL: advisory locks; SQLite: a row per locked thread, see `_SqliteTurnLocks`."""
-        locks = self._turn_locks()
-        delay = 0.01
-        while not await locks.try_acquire(key):  # another process runs a turn of this thread
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 0.25)
+    async def turn_slot(self, queued: QueuedTurn) -> AsyncIterator[HeldThread]:
+        """Wait until every turn queued before `queued` is done, then hold the thread for the
+        block; afterwards the turn leaves the queue and the next one starts (woken by LISTEN/NOTIFY
+        on PostgreSQL, in-process or by a short poll on SQLite). A turn given up while it waits
+        (cancelled) leaves the queue. The thread's record comes with the lock, and a
+        `final_update` set in the block is written with leaving the queue, before the next turn
+        can start."""
+        queue = self._turn_queue()
         try:
-            yield
+            held = HeldThread(queued.held) if queued.running else await self._wait_for_head(queue, queued)
+        except BaseException:
+            with contextlib.suppress(Exception):
+                await asyncio.shield(queue.finish(queued.key, queued.seq, locked=False))
+            raise
+        try:
+            yield held
         finally:
-            await locks.release(key)
+            update = _thread_update(queued.key, held.final_update) if held.final_update else None
+            await asyncio.shield(queue.finish(queued.key, queued.seq, locked=True, update=update))
+
+    async def _wait_for_head(self, queue: _TurnQueue, queued: QueuedTurn) -> HeldThread:
+        waited_since = time.monotonic()
+        while True:
+            wake = queue.wakeup(queued.key)
+            try:
+                started, row = await queue.try_start(queued.key, queued.seq)
+                if started:
+                    return HeldThread(_record(row) if row else None)
+                await asyncio.wait([wake], timeout=queue.poll_interval)
+            finally:
+                queue.forget(queued.key, wake)
+            if time.monotonic() - waited_since >= ORPHAN_CHECK:
+                orphans = await self._confirmed_orphans(queue, queued.key, queued.seq)
+                if orphans:
+                    await self._handle_orphans(queued.key, orphans)
+                waited_since = time.monotonic()
+
+    async def _confirmed_orphans(self, queue: _TurnQueue, key: str | None, before: int | None) -> list[OrphanedTurn]:
+        """Turns whose owner looks gone now and still does `ORPHAN_GRACE` seconds later: a live
+        process whose lock connection was cut has reconnected by then and its rows name the new one."""
+        first = await queue.orphans(key, before)
+        if not first:
+            return []
+        await asyncio.sleep(ORPHAN_GRACE)
+        still = {(o.turn.key, o.turn.seq, o.owner, o.pid) for o in await queue.orphans(key, before)}
+        return [o for o in first if (o.turn.key, o.turn.seq, o.owner, o.pid) in still]
+
+    async def _handle_orphans(self, key: str, orphans: list[OrphanedTurn]) -> None:
+        if self.orphan_handler is not None:
+            await self.orphan_handler(key, orphans)
+            return
+        for orphan in orphans:  # nobody here can run them: they must not block the thread
+            log.warning("dropping turn %s of %s queued by a process that is gone", orphan.turn.seq, key)
+            await self.drop_turn(orphan.turn, orphan.owner)
+
+    async def orphaned_turns(self) -> list[OrphanedTurn]:
+        """Queued turns of every thread whose process is gone, in queue order."""
+        return await self._confirmed_orphans(self._turn_queue(), None, None)
+
+    async def adopt_turn(self, orphan: OrphanedTurn) -> bool:
+        """Make this process the owner of an orphaned turn, keeping its place; False when another
+        process adopted it first."""
+        return await self._turn_queue().adopt(orphan.turn.key, orphan.turn.seq, orphan.owner, orphan.pid)
+
+    async def drop_turn(self, turn: QueuedTurn, owner: str = "") -> None:
+        """Take a queued turn of this process (or of `owner`, a process that is gone) out of its
+        queue, if it is still there: the next one starts."""
+        await self._turn_queue().drop(turn.key, turn.entry, owner)
+
+    @contextlib.asynccontextmanager
+    async def thread_lock(self, key: str, request: dict[str, Any] | None = None) -> AsyncIterator[HeldThread]:
+        """Hold thread `key` for the block, after every turn queued before this one (`enqueue`,
+        then `turn_slot`), so processes sharing this database run one turn of a thread at a time,
+        in arrival order."""
+        async with self.turn_slot(await self.enqueue(key, request)) as held:
+            yield held
 
     @contextlib.asynccontextmanager
     async def try_thread_lock(self, key: str) -> AsyncIterator[bool]:
         """The thread's turn lock if no process holds it (yields True, held for the block), else
-        yields False at once."""
-        locks = self._turn_locks()
-        acquired = await locks.try_acquire(key)
+        yields False at once. Outside the queue: for maintenance (retention, recovery scans)."""
+        queue = self._turn_queue()
+        acquired = await queue.try_acquire(key)
         try:
             yield acquired
         finally:
             if acquired:
-                await locks.release(key)
+                await asyncio.shield(queue.release(key))
 
-    def _turn_locks(self) -> _TurnLocks:
-        if self._locks is None:
+    def _turn_queue(self) -> _TurnQueue:
+        if self._queue is None:
             if self._pg is not None:
-                self._locks = _AdvisoryLocks(self._pg)
+                self._queue = _PostgresTurnQueue(self._pg)
             else:
                 assert self._sqlite is not None
-                self._locks = _SqliteTurnLocks(self._sqlite, self._lock_ttl)
-        return self._locks
+                self._queue = _SqliteTurnQueue(self._sqlite, self._lock_ttl)
+        return self._queue
 
 
-class _TurnLocks:
+ORPHAN_CHECK = 1.0  # seconds a queued turn waits before it looks for dead processes ahead of it
+ORPHAN_GRACE = 1.0  # seconds a turn's owner must stay gone before another process takes the turn over
+
+
+def _json(value: dict[str, Any] | None) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+def _queued(
+    key: str, seq: int, entry: str, request: str | None, running: bool = False, row: dict[str, Any] | None = None
+) -> QueuedTurn:
+    held = _record(row) if running and row else None
+    return QueuedTurn(key, int(seq), entry, json.loads(request) if request else None, running, held)
+
+
+class _TurnQueue:
+    """One process's side of the per-thread turn queues: `enqueue` a turn, `try_start` it when it
+    is at the head (taking the thread's lock), `finish` it; waiters of this process are woken
+    through `wakeup` futures."""
+
+    poll_interval = 1.0  # seconds between checks when no wake-up comes
+
+    def __init__(self) -> None:
+        self.owner = f"{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        self._waiters: dict[str, set[asyncio.Future[None]]] = {}
+
+    def wakeup(self, key: str) -> asyncio.Future[None]:
+        future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        self._waiters.setdefault(key, set()).add(future)
+        return future
+
+    def forget(self, key: str, future: asyncio.Future[None]) -> None:
+        waiting = self._waiters.get(key)
+        if waiting is not None:
+            waiting.discard(future)
+            if not waiting:
+                del self._waiters[key]
+
+    def wake(self, key: str) -> None:
+        for future in self._waiters.get(key, ()):
+            if not future.done():
+                future.set_result(None)
+
+    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
+        raise NotImplementedError
+
+    async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
+        """Whether the turn is at the head and now holds the thread's lock, with the thread's
+        record read after the lock was taken."""
+        raise NotImplementedError
+
+    async def finish(
+        self, key: str, seq: int, *, locked: bool, update: tuple[str, tuple[Any, ...]] | None = None
+    ) -> None:
+        """The turn leaves the queue (and the lock, when `locked`), `update` written first."""
+        raise NotImplementedError
+
     async def try_acquire(self, key: str) -> bool:
         raise NotImplementedError
 
     async def release(self, key: str) -> None:
+        raise NotImplementedError
+
+    async def orphans(self, key: str | None, before: int | None) -> list[OrphanedTurn]:
+        raise NotImplementedError
+
+    async def adopt(self, key: str, seq: int, owner: str, pid: int) -> bool:
+        raise NotImplementedError
+
+    async def drop(self, key: str, entry: str, owner: str) -> None:
         raise NotImplementedError
 
     async def close(self) -> None:
@@ -319,64 +547,167 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-class _SqliteTurnLocks(_TurnLocks):
-    """Turn locks for processes sharing one SQLite file (always on one machine): a row names the
-    holder's process id; a lock whose process has died, or that is older than `ttl` (a turn cannot
-    run longer than its deadline), is taken over."""
+_INSERT_QUEUED = (
+    "INSERT INTO concierge_turn_queue (key, seq, entry, owner, pid, request, queued_at) "
+    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, {pid}, ?, ? FROM concierge_turn_queue WHERE key = ? "
+    "ON CONFLICT DO NOTHING RETURNING seq"
+)
+
+
+class _SqliteTurnQueue(_TurnQueue):
+    """Queues and turn locks for processes sharing one SQLite file (always on one machine). A
+    turn lock is a row naming the holder's process id; a lock whose process has died, or that is
+    older than `ttl` (a turn cannot run longer than its deadline), is taken over. Waiters of this
+    process are woken when a turn ends here; other processes' turns are noticed by a short poll."""
+
+    poll_interval = 0.05
 
     def __init__(self, worker: SqliteThread, ttl: float) -> None:
+        super().__init__()
         self._worker = worker
         self._ttl = ttl
         self._pid = os.getpid()
-        self._owner = f"{self._pid}-{uuid.uuid4().hex[:12]}"
 
-    async def try_acquire(self, key: str) -> bool:
-        return await self._worker.run(self._try_acquire, key, time.time())
+    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
+        seq, running, row = await self._worker.run(self._enqueue, key, entry, request, time.time())
+        return _queued(key, seq, entry, request, running, row)
 
-    def _try_acquire(self, key: str, now: float) -> bool:
+    def _enqueue(self, key: str, entry: str, request: str | None, now: float) -> tuple[int, bool, dict[str, Any] | None]:
         conn = self._worker.conn
         try:
-            taken = conn.execute(
-                "INSERT INTO concierge_turn_locks (key, owner, pid, acquired_at) VALUES (?, ?, ?, ?) "
-                "ON CONFLICT (key) DO NOTHING",
-                (key, self._owner, self._pid, now),
-            ).rowcount
-            if not taken:
-                row = conn.execute(
-                    "SELECT owner, pid, acquired_at FROM concierge_turn_locks WHERE key = ?", (key,)
-                ).fetchone()
-                if row is not None and (not _pid_alive(row[1]) or now - row[2] > self._ttl):
-                    log.warning("taking over the turn lock of %s from process %s (gone, or past the turn deadline)", key, row[1])
-                    taken = conn.execute(  # compare-and-swap: only if nobody else took it meanwhile
-                        "UPDATE concierge_turn_locks SET owner = ?, pid = ?, acquired_at = ? "
-                        "WHERE key = ? AND owner = ?",
-                        (self._owner, self._pid, now, key, row[0]),
-                    ).rowcount
+            if not conn.in_transaction:
+                conn.execute("BEGIN IMMEDIATE")  # the write lock first: the place read is the place taken
+            (seq,) = conn.execute(
+                _INSERT_QUEUED.format(pid="?"), (key, entry, self.owner, self._pid, request, now, key)
+            ).fetchone()
+            running = seq == 1 and self._lock(conn, key, now)  # seq 1: the queue was empty
+            row = _row(conn, key) if running else None
             conn.commit()
         except BaseException:
             conn.rollback()
             raise
+        return int(seq), running, row
+
+    async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
+        return await self._worker.run(self._try_start, key, seq, time.time())
+
+    def _try_start(self, key: str, seq: int, now: float) -> tuple[bool, dict[str, Any] | None]:
+        conn = self._worker.conn
+        ahead = conn.execute("SELECT 1 FROM concierge_turn_queue WHERE key = ? AND seq < ? LIMIT 1", (key, seq)).fetchone()
+        if ahead is not None or not self._locked(conn, key, now):
+            return False, None
+        return True, _row(conn, key)
+
+    def _locked(self, conn: sqlite3.Connection, key: str, now: float) -> bool:
+        try:
+            taken = self._lock(conn, key, now)
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+        return taken
+
+    def _lock(self, conn: sqlite3.Connection, key: str, now: float) -> bool:
+        taken = conn.execute(
+            "INSERT INTO concierge_turn_locks (key, owner, pid, acquired_at) VALUES (?, ?, ?, ?) "
+            "ON CONFLICT (key) DO NOTHING",
+            (key, self.owner, self._pid, now),
+        ).rowcount
+        if not taken:
+            row = conn.execute("SELECT owner, pid, acquired_at FROM concierge_turn_locks WHERE key = ?", (key,)).fetchone()
+            if row is not None and (not _pid_alive(row[1]) or now - row[2] > self._ttl):
+                log.warning("taking over the turn lock of %s from process %s (gone, or past the turn deadline)", key, row[1])
+                taken = conn.execute(  # compare-and-swap: only if nobody else took it meanwhile
+                    "UPDATE concierge_turn_locks SET owner = ?, pid = ?, acquired_at = ? WHERE key = ? AND owner = ?",
+                    (self.owner, self._pid, now, key, row[0]),
+                ).rowcount
         return bool(taken)
 
+    async def finish(
+        self, key: str, seq: int, *, locked: bool, update: tuple[str, tuple[Any, ...]] | None = None
+    ) -> None:
+        await self._worker.run(self._finish, key, seq, locked, update)
+        self.wake(key)
+
+    def _finish(self, key: str, seq: int, locked: bool, update: tuple[str, tuple[Any, ...]] | None) -> None:
+        conn = self._worker.conn
+        try:
+            if update is not None:
+                conn.execute(*update)
+            conn.execute("DELETE FROM concierge_turn_queue WHERE key = ? AND seq = ?", (key, seq))
+            if locked:
+                conn.execute("DELETE FROM concierge_turn_locks WHERE key = ? AND owner = ?", (key, self.owner))
+            conn.commit()
+        except BaseException:
+            conn.rollback()
+            raise
+
+    async def try_acquire(self, key: str) -> bool:
+        return await self._worker.run(self._locked, self._worker.conn, key, time.time())
+
     async def release(self, key: str) -> None:
-        await self._worker.execute(
-            "DELETE FROM concierge_turn_locks WHERE key = ? AND owner = ?", (key, self._owner)
+        await self._worker.execute("DELETE FROM concierge_turn_locks WHERE key = ? AND owner = ?", (key, self.owner))
+        self.wake(key)
+
+    async def orphans(self, key: str | None, before: int | None) -> list[OrphanedTurn]:
+        where, params = ("WHERE key = ? AND seq < ?", (key, before)) if key is not None else ("", ())
+        rows = await self._worker.fetch(
+            f"SELECT key, seq, entry, owner, pid, request FROM concierge_turn_queue {where} ORDER BY key, seq", params
         )
+        return [
+            OrphanedTurn(_queued(row["key"], row["seq"], row["entry"], row["request"]), row["owner"], int(row["pid"]))
+            for row in rows
+            if row["owner"] != self.owner and not _pid_alive(int(row["pid"]))
+        ]
+
+    async def adopt(self, key: str, seq: int, owner: str, pid: int) -> bool:
+        return bool(await self._worker.execute(
+            "UPDATE concierge_turn_queue SET owner = ?, pid = ? WHERE key = ? AND seq = ? AND owner = ? AND pid = ?",
+            (self.owner, self._pid, key, seq, owner, pid),
+        ))
+
+    async def drop(self, key: str, entry: str, owner: str) -> None:
+        await self._worker.execute(
+            "DELETE FROM concierge_turn_queue WHERE key = ? AND entry = ? AND owner IN (?, ?)", (key, entry, owner, self.owner)
+        )
+        self.wake(key)
 
 
-class _AdvisoryLocks(_TurnLocks):
-    """Session-level advisory locks, all held on one dedicated connection per process.
+def _row(conn: sqlite3.Connection, key: str) -> dict[str, Any] | None:
+    cur = conn.execute(_THREAD, (key,))
+    row = cur.fetchone()
+    return None if row is None else dict(zip([c[0] for c in cur.description], row, strict=True))
+
+
+_CHANNEL = "concierge_turns"
+_GONE = "NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = q.pid)"
+
+
+class _LockConnectionLost(Exception):
+    """The turn-lock connection broke during a statement (it reconnects on the next one)."""
+
+
+class _PostgresTurnQueue(_TurnQueue):
+    """Queues on PostgreSQL, all on one dedicated connection per process: it holds the turn locks
+    (session-level advisory locks, so a process that dies takes its connection and with it every
+    lock it held) and LISTENs for turns ending in other processes (NOTIFY with the thread's key).
 
     Any number of turns can hold locks without holding pooled connections (a turn that held one
     for its lock and then needed another for its own writes could exhaust the pool and wait
-    forever). A process that dies takes its connection and with it every lock it held. Taking a
-    lock never blocks the shared connection: `pg_try_advisory_lock`, retried with backoff while
-    another process runs a turn of that thread."""
+    forever). A queue entry names the backend of its process's connection (`pid`): an entry whose
+    backend is gone belongs to a process that died. Between statements the connection waits for
+    notifications; a statement interrupts the wait and it resumes when no statement is left
+    (notifications that arrive meanwhile are kept by psycopg)."""
 
     def __init__(self, db: PostgresDatabase) -> None:
+        super().__init__()
         self._db = db
         self._conn: Any = None
         self._connecting = asyncio.Lock()
+        self._busy = 0  # statements running or waiting for the connection
+        self._using = asyncio.Lock()  # one batch at a time: a pipeline must not interleave with others
+        self._listener: asyncio.Task[None] | None = None
+        self._reconnecting: asyncio.Task[None] | None = None
 
     @staticmethod
     def _lock_id(key: str) -> int:
@@ -385,26 +716,216 @@ class _AdvisoryLocks(_TurnLocks):
     async def _connection(self) -> Any:
         async with self._connecting:
             if self._conn is None or self._conn.closed:
-                self._conn = await self._db.dedicated_connection()
+                conn = await self._db.dedicated_connection()
+                await conn.execute(f"LISTEN {_CHANNEL}")
+                # After a reconnect this process's entries name its new backend.
+                await conn.execute(
+                    "UPDATE concierge_turn_queue SET pid = pg_backend_pid() WHERE owner = %s", (self.owner,)
+                )
+                self._conn = conn
             return self._conn
 
+    async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
+        return (await self._batch([(sql, params, False)]))[0]
+
+    async def _batch(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]]:
+        """Statements (sql, params, rows as dicts) run in order, each committed before the next
+        starts, sent in one round trip (pipeline mode); the rows of each."""
+        from psycopg.rows import dict_row
+
+        self._busy += 1
+        try:
+            async with self._using:  # one batch at a time: a pipeline must not interleave with another
+                await self._stop_listening()
+                conn = await self._connection()
+                try:
+                    cursors = []
+                    async with conn.pipeline() if len(statements) > 1 else contextlib.nullcontext():
+                        for sql, params, as_dicts in statements:
+                            cursor = conn.cursor(row_factory=dict_row) if as_dicts else conn.cursor()
+                            await cursor.execute(sql.replace("?", "%s"), params)
+                            cursors.append(cursor)
+                    return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
+                except Exception as exc:
+                    if not conn.closed and not conn.broken:
+                        raise
+                    log.warning("the turn-lock connection broke; reconnecting (turn locks it held are gone)")
+                    self._wake_all()  # waiters check again on the next connection
+                    self._reconnect_soon()
+                    raise _LockConnectionLost() from exc
+        finally:
+            self._busy -= 1
+            if self._busy == 0:
+                self._listen()
+
+    async def _stop_listening(self) -> None:
+        listener, self._listener = self._listener, None
+        if listener is not None and not listener.done():
+            listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await listener
+
+    def _listen(self) -> None:
+        conn = self._conn
+        # Listening whenever idle also drains what arrives for threads nobody here waits on.
+        if conn is not None and not conn.closed and self._listener is None:
+            self._listener = asyncio.get_running_loop().create_task(self._notifications(conn), name="turn queue listener")
+
+    async def _notifications(self, conn: Any) -> None:
+        try:
+            async for note in conn.notifies():
+                self.wake(note.payload)
+        except asyncio.CancelledError:
+            raise
+        except Exception:
+            log.warning("the turn-lock connection broke; reconnecting")
+            self._wake_all()
+            self._reconnect_soon()
+
+    def _reconnect_soon(self) -> None:
+        """Reconnect at once, not at the next statement: until this process's queue entries name
+        the new connection they look orphaned to other processes."""
+        if self._reconnecting is None or self._reconnecting.done():
+            self._reconnecting = asyncio.get_running_loop().create_task(self._reconnect())
+
+    async def _reconnect(self) -> None:
+        with contextlib.suppress(Exception):
+            await self._query("SELECT 1")
+
+    def _wake_all(self) -> None:
+        for key in list(self._waiters):
+            self.wake(key)
+
+    def wakeup(self, key: str) -> asyncio.Future[None]:
+        future = super().wakeup(key)
+        if self._busy == 0:
+            self._listen()
+        return future
+
+    # The thread's record travels with taking its lock: read by the next statement of the same
+    # round trip, so after the lock is held (a statement's snapshot predates its own lock call).
+    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
+        while True:
+            try:
+                placed, thread = await self._place(key, entry, request)
+            except _LockConnectionLost:  # the place may have been taken before the connection broke
+                found = await self._query("SELECT seq FROM concierge_turn_queue WHERE key = ? AND entry = ?", (key, entry))
+                if found:
+                    return _queued(key, found[0][0], entry, request)
+                continue
+            if placed:  # else a concurrent enqueue took the same place: take the next one
+                return _queued(key, placed[0][0], entry, request, bool(placed[0][1]), thread[0] if thread else None)
+
+    async def _place(self, key: str, entry: str, request: str | None) -> list[list[Any]]:
+        return await self._batch([
+                (
+                    f"WITH ins AS ({_INSERT_QUEUED.format(pid='pg_backend_pid()')}) "
+                    "SELECT seq, CASE WHEN seq = 1 THEN pg_try_advisory_lock(?) ELSE false END FROM ins",
+                    (key, entry, self.owner, request, time.time(), key, self._lock_id(key)),
+                    False,
+                ),
+                (_THREAD, (key,), True),
+        ])
+
+    async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
+        statements: list[tuple[str, Sequence[Any], bool]] = [
+            (
+                "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND seq < ?) "
+                "THEN pg_try_advisory_lock(?) ELSE false END",
+                (key, seq, self._lock_id(key)),
+                False,
+            ),
+            (_THREAD, (key,), True),
+        ]
+        try:
+            started, thread = await self._batch(statements)
+        except _LockConnectionLost:
+            started, thread = await self._batch(statements)  # once more, on a new connection
+        if not (started and started[0][0]):
+            return False, None
+        return True, thread[0] if thread else None
+
+    async def finish(
+        self, key: str, seq: int, *, locked: bool, update: tuple[str, tuple[Any, ...]] | None = None
+    ) -> None:
+        leave = (
+            "WITH done AS (DELETE FROM concierge_turn_queue WHERE key = ? AND seq = ?) "
+            f"SELECT {'pg_advisory_unlock(?)' if locked else '?::bigint'}, "
+            "CASE WHEN EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND owner <> ?) "
+            f"THEN pg_notify('{_CHANNEL}', ?) END",
+            (key, seq, self._lock_id(key), key, self.owner, key),
+            False,
+        )
+        try:
+            await self._batch([(*update, False), leave] if update is not None else [leave])
+        except Exception:
+            # Through the pool instead; closing the lock connection lets go of the lock.
+            log.warning("could not leave the turn queue of %s on the turn-lock connection", key, exc_info=True)
+            await self._drop_connection()
+            self._reconnect_soon()
+            try:
+                if update is not None:
+                    await self._db.execute(*update)
+                await self._db.execute(
+                    "DELETE FROM concierge_turn_queue WHERE key = ? AND seq = ? AND owner = ?", (key, seq, self.owner)
+                )
+                await self._db.execute("SELECT pg_notify(?, ?)", (_CHANNEL, key))
+            except Exception:
+                log.exception("could not leave the turn queue of %s; turns after it wait for this process to end", key)
+        self.wake(key)
+
+    async def _drop_connection(self) -> None:
+        conn = self._conn
+        if conn is not None and not conn.closed:
+            await conn.close()  # the locks go with the session; the entry is found orphaned
+
     async def try_acquire(self, key: str) -> bool:
-        conn = await self._connection()
-        cur = await conn.execute("SELECT pg_try_advisory_lock(%s)", (self._lock_id(key),))
-        row = await cur.fetchone()
-        return bool(row and row[0])
+        rows = await self._query("SELECT pg_try_advisory_lock(?)", (self._lock_id(key),))
+        return bool(rows and rows[0][0])
 
     async def release(self, key: str) -> None:
-        conn = self._conn
-        if conn is None or conn.closed:
-            return  # the connection, and with it the lock, is already gone
         try:
-            await conn.execute("SELECT pg_advisory_unlock(%s)", (self._lock_id(key),))
+            await self._query(
+                "SELECT pg_advisory_unlock(?), CASE WHEN EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ?) "
+                f"THEN pg_notify('{_CHANNEL}', ?) END",
+                (self._lock_id(key), key, key),
+            )
         except Exception:
             log.warning("could not release a turn lock; closing its connection to drop it", exc_info=True)
-            await conn.close()
+            await self._drop_connection()
+        self.wake(key)
+
+    async def orphans(self, key: str | None, before: int | None) -> list[OrphanedTurn]:
+        where, params = ("AND key = ? AND seq < ?", (key, before)) if key is not None else ("", ())
+        rows = await self._query(
+            f"SELECT key, seq, entry, owner, request, pid FROM concierge_turn_queue q WHERE owner <> ? AND {_GONE} {where} "
+            "ORDER BY key, seq",
+            (self.owner, *params),
+        )
+        return [
+            OrphanedTurn(_queued(k, seq, entry, request), owner, int(pid)) for k, seq, entry, owner, request, pid in rows
+        ]
+
+    async def adopt(self, key: str, seq: int, owner: str, pid: int) -> bool:
+        rows = await self._query(
+            "UPDATE concierge_turn_queue SET owner = ?, pid = pg_backend_pid() "
+            "WHERE key = ? AND seq = ? AND owner = ? AND pid = ? RETURNING seq",
+            (self.owner, key, seq, owner, pid),
+        )
+        return bool(rows)
+
+    async def drop(self, key: str, entry: str, owner: str) -> None:
+        await self._query(
+            "WITH done AS (DELETE FROM concierge_turn_queue WHERE key = ? AND entry = ? AND owner IN (?, ?)) "
+            f"SELECT pg_notify('{_CHANNEL}', ?)",
+            (key, entry, owner, self.owner, key),
+        )
+        self.wake(key)
 
     async def close(self) -> None:
+        await self._stop_listening()
+        if self._reconnecting is not None:
+            self._reconnecting.cancel()
         if self._conn is not None and not self._conn.closed:
             await self._conn.close()
 

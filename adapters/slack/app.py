@@ -302,7 +302,10 @@ class SlackBot(PlatformBot):
             return
         if not in_dm:
             place = replace(place, thread_ts=str(root["ts"]))
-            self.runtime.opened(place.key)
+            command = self.runtime.commands.get(turn.command or "")
+            # Recorded before the turn starts, so a reply there reaches the right agent through
+            # whichever process Slack delivers it to.
+            await self.runtime.bind(place.key, command.agent if command is not None else None)
         await self.run(self.surface(place, respond), place.key, turn)
 
     # --- messages -------------------------------------------------------------------------
@@ -355,9 +358,13 @@ class SlackBot(PlatformBot):
         self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False
     ) -> None:
         """A user message, claimed once per event_id (Slack retries). `owned_only`: a channel
-        thread reply, answered in the bot's own threads only."""
-        if owned_only and not await self.runtime.owns(place.key):
-            return
+        thread reply, answered in the bot's own threads only: one whose thread the database knows,
+        or under a root message the bot posted (Slack says whose the parent is), recorded then."""
+        if owned_only:
+            if self.bot_user_id and event.get("parent_user_id") == self.bot_user_id:
+                await self.runtime.bind(place.key)
+            elif not await self.runtime.owns(place.key):
+                return
         await self.message(
             self.surface(place), place.key, from_slack_text(str(event.get("text") or ""), self.bot_user_id),
             delivery_id=f"slack:{body['event_id']}" if body.get("event_id") else None, files=event.get("files") or [],

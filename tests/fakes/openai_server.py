@@ -16,8 +16,9 @@ What a chat completion answers, in order:
 
 1. a fault set with `FakeOpenAI.fail_model` for the requested model (consumes nothing);
 2. the next fault queued with `FakeOpenAI.fail_next` (one fault per request, chat or embeddings);
-3. the next reply queued with `FakeOpenAI.script`;
-4. ``FakeOpenAI.responder(request)``; the default echoes the last user message, or, when the
+3. with `FakeOpenAI.fail_randomly(rate, faults)`, one of `faults` for that share of requests;
+4. the next reply queued with `FakeOpenAI.script`;
+5. ``FakeOpenAI.responder(request)``; the default echoes the last user message, or, when the
    request asks for a JSON schema or forces a named tool, returns a minimal value of that schema.
 
 A failed request never consumes a scripted reply. Faults use OpenAI's error body
@@ -48,6 +49,7 @@ import inspect
 import itertools
 import json
 import math
+import random
 import re
 import struct
 import time
@@ -407,6 +409,7 @@ class FakeOpenAI:
         self._replies: deque[Reply] = deque()
         self._faults: deque[Fault] = deque()
         self._model_faults: dict[str, Fault] = {}
+        self._random_faults: tuple[float, tuple[Fault, ...], random.Random] = (0.0, (), random.Random(0))
         self._ids = itertools.count(1)
         self._closing = asyncio.Event()
         self._runner: web.AppRunner | None = None
@@ -458,6 +461,11 @@ class FakeOpenAI:
     def fail_next(self, *faults: Fault) -> None:
         """Queue faults; each of the next requests (chat or embeddings) fails with one of them."""
         self._faults.extend(faults)
+
+    def fail_randomly(self, rate: float, faults: Sequence[Fault], *, seed: int = 0) -> None:
+        """From now on a share `rate` of requests fails, each with one of `faults` chosen at random
+        (seeded: a run is repeatable); rate 0 stops it."""
+        self._random_faults = (rate, tuple(faults), random.Random(seed))
 
     def fail_model(self, model: str, fault: Fault | None) -> None:
         """Every request for `model` fails with `fault` from now on; `None` heals the model."""
@@ -577,7 +585,10 @@ class FakeOpenAI:
     def _take_fault(self, model: str | None) -> Fault | None:
         if model in self._model_faults:
             return self._model_faults[model]
-        return self._faults.popleft() if self._faults else None
+        if self._faults:
+            return self._faults.popleft()
+        rate, faults, rng = self._random_faults
+        return rng.choice(faults) if faults and rng.random() < rate else None
 
     async def _pause(self, seconds: float) -> None:
         """Sleep, but wake as soon as the server closes so shutdown never waits on a hang."""

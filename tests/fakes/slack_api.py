@@ -778,6 +778,9 @@ class SlackDelivery:
         }
         if thread_ts:
             event["thread_ts"] = thread_ts
+            parent = self.api.messages.get((channel, thread_ts))
+            if parent is not None:  # Slack names the thread's starter in every reply
+                event["parent_user_id"] = parent.user
         if files:
             event["files"] = files
             if type_ == "message":
