@@ -1,9 +1,26 @@
-"""A user's platform locale ("ja-JP", "en-GB", Discord's "ja") as default currency.
+"""A user's language and currency: the language a message is written in (agents answer Japanese
+in Japanese), and a platform locale ("ja-JP", "en-GB", Discord's "ja") as default currency.
 
 Platforms give a locale (Slack `users.info`, Discord interactions) but no currency; an agent shows
 prices in the currency a user most likely thinks in until they name one ("under 30,000 yen")."""
 
 from __future__ import annotations
+
+import re
+from typing import Literal
+
+Language = Literal["ja", "en"]
+_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and kanji
+
+
+def is_japanese(text: str | None) -> bool:
+    """Whether the text has kana or kanji."""
+    return bool(_JAPANESE.search(text or ""))
+
+
+def language_of(text: str | None) -> Language:
+    """'ja' for text with kana or kanji, else 'en': the language an answer to it is written in."""
+    return "ja" if is_japanese(text) else "en"
 
 # Region → currency for the regions a locale names (ISO 3166 → ISO 4217).
 REGION_CURRENCY = {

@@ -9,17 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Set
 from datetime import date
-from typing import Literal
 
 from agents.hotel import geo
+from bot.locale import Language, is_japanese, language_of
 
-Language = Literal["ja", "en"]
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
-
-
-def language_of(text: str) -> Language:
-    """'ja' when the text has kana or kanji, else 'en'."""
-    return "ja" if _JAPANESE.search(text or "") else "en"
+__all__ = ["Language", "language_of", "not_used", "say"]
 
 
 def city_name(name: str, language: Language) -> str:
@@ -28,7 +22,7 @@ def city_name(name: str, language: Language) -> str:
         city = geo.find_city(name)
         if city is not None:
             for alias in city.aliases:
-                if _JAPANESE.search(alias):
+                if is_japanese(alias):
                     return alias
     return name
 
@@ -38,7 +32,7 @@ def landmark_name(name: str, language: Language) -> str:
         found = geo.find_landmark(name)
         if found is not None:
             for alias in found[1].aliases:
-                if _JAPANESE.search(alias):
+                if is_japanese(alias):
                     return alias
     return name
 
@@ -142,7 +136,7 @@ def not_used(text: str, understood: Set[str], language: Language) -> list[str]:
                 found.append(word)
     else:
         rest = text
-        for token in sorted({*(_FILLER_JA), *(w for w in understood if _JAPANESE.search(w))}, key=len, reverse=True):
+        for token in sorted({*(_FILLER_JA), *(w for w in understood if is_japanese(w))}, key=len, reverse=True):
             rest = rest.replace(token, " ")
         rest = re.sub(r"[\d０-９,.$¥€£%★/~〜\-\s]+", " ", rest)
         rest = re.sub(r"[A-Za-z]+", " ", rest)

@@ -17,6 +17,7 @@ from agents.proofread.report import (
     report_language,
 )
 from agents.proofread.scoring import verdict
+from bot.locale import is_japanese
 
 TurnKind = Literal["review", "explain", "list", "recheck_without_article", "no_report", "question"]
 
@@ -162,5 +163,5 @@ RECHECK_NEEDS_ARTICLE_JA = "記事の新しい版を貼り付けるか .md フ�
 
 
 def in_language(english: str, japanese: str, text: str) -> str:
-    """`japanese` when `text` (the user's message or the article) is Japanese, else `english`."""
-    return japanese if re.search(r"[\u3040-\u30ff\u4e00-\u9fff]", text or "") else english
+    """`japanese` when `text` (the user's message) is Japanese, else `english`."""
+    return japanese if is_japanese(text) else english

@@ -18,7 +18,6 @@
 from __future__ import annotations
 
 import logging
-import re
 from typing import Any
 
 from langchain_core.messages import (
@@ -61,6 +60,7 @@ from agents.shopping.state import (
 from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, status
 from bot.agent import AgentDeps
 from bot.history import BoundedStateGraph
+from bot.locale import is_japanese
 from bot.offline.model import tool_call
 from bot.tools import tool_node
 
@@ -77,13 +77,6 @@ LOOKUP_TOOL = {
     "reviews": "review_search", "coupons": "product_coupons", "cart": "view_cart",
 }
 NEEDS_PRODUCT = {"specs", "reviews", "coupons", "inventory", "purchase"}
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
-
-
-def is_japanese(text: str) -> bool:
-    return bool(_JAPANESE.search(text))
-
-
 def _text(message: BaseMessage) -> str:
     return message.text if isinstance(message.text, str) else str(message.content)
 

@@ -25,6 +25,7 @@ from agents.shopping.intents import (
     search_filters,
 )
 from agents.shopping.render import money
+from bot.locale import is_japanese
 from bot.offline.model import OfflineRequest, tool_call
 
 STAGE_TOOL_NAMES = {"locate_user", "find_stores", "check_stock", "validate_product", "validate_stock",
@@ -33,10 +34,6 @@ READ_TOOL_NAMES = {"search_products", "product_details", "compare_products", "re
 SHOP_TOOLS = STAGE_TOOL_NAMES | READ_TOOL_NAMES
 INTENT_TOOL = {"search": "search_products", "compare": "compare_products", "specs": "product_details",
                "reviews": "review_search", "coupons": "product_coupons", "cart": "view_cart"}
-
-
-def _japanese(text: str) -> bool:
-    return any("\u3040" <= c <= "\u30ff" or "\u4e00" <= c <= "\u9fff" for c in text)
 
 
 def _load(message: ToolMessage) -> dict[str, Any]:
@@ -71,7 +68,7 @@ class ShopSkill:
                 intent = "search"
             tool = INTENT_TOOL.get(intent)
             if tool is None:
-                return AIMessage(content=HELP_JA if _japanese(text) else HELP)
+                return AIMessage(content=HELP_JA if is_japanese(text) else HELP)
             args: dict[str, Any] = {}
             if tool == "search_products":
                 args = {"query": text, **search_filters(text, "USD")}
@@ -103,7 +100,7 @@ HELP_JA = ("ショッピングアシスタントです（オフラインモデ�
 
 def compose(results: list[ToolMessage], text: str) -> str:
     """An answer from the tool results of this turn (the last result of each tool counts)."""
-    ja = _japanese(text)
+    ja = is_japanese(text)
     last = results[-1]
     data = _load(last)
     if "error" in data:
