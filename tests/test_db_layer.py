@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
-import time
 import uuid
 from collections.abc import Awaitable, Callable
 from datetime import date
@@ -25,6 +24,7 @@ from bot.events import Final
 from bot.runtime import ConversationRuntime
 from bot.sqldb import AddColumn, DatabaseError, Migration, migrate, open_database, schema_version
 from bot.storage import MIGRATIONS, AppDatabase
+from tests.support.waiting import eventually
 
 POOL_SIZE = 4
 
@@ -93,10 +93,10 @@ async def test_a_runtime_with_every_agent_on_postgres_holds_one_pool_and_one_loc
     print(f"\npeak PostgreSQL connections of one runtime: {peak} (pool {POOL_SIZE} + 1 for locks)")
     assert 1 < peak <= POOL_SIZE + 1
     # Closing the runtime closed them all (a server backend goes a moment after its client).
-    deadline = time.monotonic() + 10
-    while (left := await _connections(postgres_url, name)) != 0:
-        assert time.monotonic() < deadline, f"{left} connections still open after the runtime closed"
-        await asyncio.sleep(0.02)
+    async def all_closed() -> bool:
+        return await _connections(postgres_url, name) == 0
+
+    await eventually(all_closed, "the connections to close after the runtime closed", interval=0.02)
 
 
 @pytest.fixture(params=["sqlite", "postgres"])

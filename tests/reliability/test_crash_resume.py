@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
 import signal
 import socket
@@ -35,6 +36,7 @@ from tests.fakes.slack_api import (
 )
 from tests.reliability.crash_agents import PREPARED, steps_run
 from tests.support.agents import ConfirmAgent
+from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 PLUGINS = "tests.reliability.crash_agents:StepsAgent,tests.reliability.crash_agents:OrderAgent"
@@ -118,12 +120,8 @@ async def running(data_dir: Path, api: FakeSlackAPI) -> AsyncIterator[tuple[BotP
         await bot.stop()
 
 
-async def until(predicate: Any, *, within: float = 60.0) -> Any:
-    deadline = asyncio.get_running_loop().time() + within
-    while not (value := predicate()):
-        assert asyncio.get_running_loop().time() < deadline, "condition not met in time"
-        await asyncio.sleep(0.05)
-    return value
+# The bots here are subprocesses that start, crash and start again: a minute, checked every 50 ms.
+until = functools.partial(eventually, within=60.0, interval=0.05)
 
 
 async def start_and_kill_mid_turn(

@@ -3,10 +3,8 @@ blocked it; an idle loop is not; the long-running modes start it with the runtim
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -14,15 +12,9 @@ import pytest
 from bot.app import App
 from bot.config import load_settings
 from bot.loopwatch import LoopWatch
+from tests.support.waiting import eventually
 
 DEADLINE = 10.0
-
-
-async def eventually(condition: Callable[[], bool], what: str, within: float = DEADLINE) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
 
 
 def hold_the_loop_with_a_blocking_call() -> None:

@@ -3,7 +3,6 @@ checkpointed with their status message saying so, then resumed on the next start
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import signal
 from collections.abc import AsyncIterator
@@ -101,10 +100,10 @@ async def test_sigterm_lets_a_turn_in_flight_finish_before_the_process_exits(tmp
                 except aiohttp.ClientError:
                     return False
 
-            deadline = asyncio.get_running_loop().time() + 60
-            while await listening():  # draining starts once the server stopped listening
-                assert asyncio.get_running_loop().time() < deadline, "the bot kept listening after SIGTERM"
-                await asyncio.sleep(0.05)
+            async def stopped_listening() -> bool:  # draining starts once the server stopped listening
+                return not await listening()
+
+            await until(stopped_listening, "the bot to stop listening after SIGTERM")
             (tmp_path / "hold").unlink()
             assert await bot.stop(signal.SIGTERM) == 0
         finally:

@@ -4,7 +4,6 @@ once; events the bot has no use for acknowledged; nothing of a refused body in t
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import hmac
 import json
@@ -17,6 +16,7 @@ from aiohttp import ClientSession
 
 from tests.fakes.slack_api import APP_ID, SIGNING_SECRET, sign
 from tests.slack.conftest import HarnessFactory, SlackHarness, harness, make_harness, slack_api, work_calls  # noqa: F401  (fixtures)
+from tests.support.waiting import eventually
 
 # A token-like value inside request bodies: it must never reach the logs.
 LEAKED = "xoxp-body-secret-0123456789"
@@ -141,13 +141,15 @@ async def test_an_event_the_bot_does_not_handle_is_acknowledged_and_ignored(
     harness: SlackHarness, caplog: pytest.LogCaptureFixture, event_type: str  # noqa: F811
 ) -> None:
     caplog.set_level(logging.INFO)
+    caplog.set_level(logging.DEBUG, logger="adapters.slack.app")  # to see the event reach its listener
     calls_before = len(harness.api.calls)
     event = {"type": event_type, "user": "U0ALICE", "channel": "C0GENERAL", "event_ts": "1.2", "note": LEAKED}
     body = harness.slack.event_body(event)
     body["token"] = LEAKED
     delivered = await harness.slack.post(json.dumps(body), "application/json")
     assert delivered.status == 200
-    await asyncio.sleep(0.1)
+    ignored = f"Slack event {event_type} ignored"
+    await eventually(lambda: any(r.getMessage() == ignored for r in caplog.records), "the catch-all listener")
     await harness.settle()
     assert work_calls(harness, calls_before) == []
     assert LEAKED not in "".join(r.getMessage() for r in caplog.records if r.levelno >= logging.INFO)

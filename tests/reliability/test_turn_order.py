@@ -27,6 +27,7 @@ from bot.storage import AppDatabase, OrphanedTurn, QueuedTurn
 from tests.fakes.slack_api import FakeMessage
 from tests.slack.conftest import HarnessFactory, SlackHarness, make_harness, slack_api  # noqa: F401  (fixtures)
 from tests.support.agents import EchoAgent
+from tests.support.waiting import eventually
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -85,7 +86,7 @@ async def test_a_waiting_turn_on_postgresql_is_woken_by_the_turn_before_it_not_b
 
         task = asyncio.create_task(next_turn())
         async with first.turn_slot(head):
-            await asyncio.sleep(0.2)
+            await eventually(lambda: key in second._turn_queue()._waiters, "the next turn to wait for its wake-up")
             assert not started.is_set()
         await asyncio.wait_for(task, timeout=10)
     finally:
@@ -135,7 +136,7 @@ async def test_a_turn_given_up_while_it_waits_leaves_the_queue(database_url: str
                 raise AssertionError("it was given up before its turn")
 
         task = asyncio.create_task(wait_in_queue())
-        await asyncio.sleep(0.1)
+        await eventually(lambda: key in db._turn_queue()._waiters, "the turn to wait in the queue")
         task.cancel()
         with pytest.raises(asyncio.CancelledError):
             await task

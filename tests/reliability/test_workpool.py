@@ -10,7 +10,6 @@ import os
 import re
 import subprocess
 import sys
-import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
@@ -32,19 +31,13 @@ from bot.workpool import WorkFailed, WorkLimits, WorkPool, owner
 from tests.hotel.conftest import TODAY, hotel_store, seeded_sqlite_url  # noqa: F401 (fixtures)
 from tests.proofread.conftest import fixture_text
 from tests.reliability.work_jobs import allocate, fail, pid, spin_forever, text_of, wait_for_file
+from tests.support.waiting import eventually
 
 DEADLINE = 60.0
 ROOT = Path(__file__).resolve().parents[2]
 
 
 # --- helpers -----------------------------------------------------------------------------------------
-
-
-async def eventually(condition: Callable[[], bool], what: str, within: float = DEADLINE) -> None:
-    deadline = time.monotonic() + within
-    while not condition():
-        assert time.monotonic() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.01)
 
 
 def alive(process_id: int) -> bool:
