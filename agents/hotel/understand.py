@@ -112,18 +112,22 @@ def _name_pattern(name: str) -> str | None:
     return r"(?<!\w)" + body + r"(?!\w)" if key.isascii() else body
 
 
+@functools.cache
+def _city_patterns() -> tuple[tuple[re.Pattern[str], geo.City], ...]:
+    """Every city's name and aliases as patterns, compiled once (the table is read at start-up)."""
+    return tuple(
+        (re.compile(pattern), city)
+        for city in geo.CITIES.values() for name in (city.name, *city.aliases)
+        if (pattern := _name_pattern(name)) is not None
+    )
+
+
 def _known(text: str) -> list[Mention]:
     folded = fold(text)
-    found: list[Mention] = []
-    for city in geo.CITIES.values():
-        for name in (city.name, *city.aliases):
-            pattern = _name_pattern(name)
-            if pattern is None:
-                continue
-            for match in re.finditer(pattern, folded):
-                found.append(Mention(match.start(), match.end(), city.name, city))
+    found = [Mention(match.start(), match.end(), city.name, city)
+             for pattern, city in _city_patterns() for match in pattern.finditer(folded)]
     # A city inside a sight's name ("Tokyo Tower", 「大阪城」) is the sight, not the city.
-    sights = [match.span() for pattern in _sight_patterns() for match in re.finditer(pattern, folded)]
+    sights = [match.span() for pattern in _sight_patterns() for match in pattern.finditer(folded)]
     found = [m for m in found if not any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in sights)]
     # The longest name at a position wins ("New York City" over "New York"); overlaps are dropped.
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
@@ -135,18 +139,17 @@ def _known(text: str) -> list[Mention]:
 
 
 @functools.cache
-def _sight_patterns() -> tuple[str, ...]:
+def _sight_patterns() -> tuple[re.Pattern[str], ...]:
     names = {n for c in geo.CITIES.values() for lm in c.landmarks for n in (lm.name, *lm.aliases)}
-    return tuple(p for p in map(_name_pattern, sorted(names)) if p)
+    return tuple(re.compile(p) for p in map(_name_pattern, sorted(names)) if p)
 
 
-def _sights() -> set[str]:
-    words: set[str] = set()
-    for city in geo.CITIES.values():
-        names = [lm.name for lm in city.landmarks] + [d.name for d in city.districts]
-        for name in names:
-            words.update(geo.normalize(name).split())
-    return words
+@functools.cache
+def _sights() -> frozenset[str]:
+    """The words of every landmark and district name: capitalised, they are not unknown places."""
+    names = [lm.name for c in geo.CITIES.values() for lm in c.landmarks]
+    names += [d.name for c in geo.CITIES.values() for d in c.districts]
+    return frozenset(word for name in names for word in geo.normalize(name).split())
 
 
 def _unknown(text: str, known: list[Mention]) -> list[Mention]:
