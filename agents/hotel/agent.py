@@ -19,7 +19,6 @@ from agents.hotel.graph import build_graph, status
 from agents.hotel.map import FILENAME as MAP_FILENAME
 from agents.hotel.map import map_for, render_map
 from agents.hotel.offline import HotelSkill
-from agents.hotel.phrasebook import language_of
 from agents.hotel.refresh import run_worker
 from agents.hotel.seed import seed
 from agents.hotel.settings import HotelSettings
@@ -28,6 +27,7 @@ from agents.hotel.store import HotelStore
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
 from bot.config import load
 from bot.events import Attachment, Final
+from bot.locale import language_of
 
 
 def today_in(timezone: str) -> date:

@@ -26,18 +26,10 @@ from agents.hotel.extract import (
     extract_stars,
     extract_stay,
 )
-from agents.hotel.phrasebook import (
-    Language,
-    city_name,
-    joined,
-    landmark_name,
-    language_of,
-    not_used,
-    say,
-    stay_ja,
-)
+from agents.hotel.phrasebook import city_name, joined, landmark_name, not_used, say, stay_ja
 from agents.hotel.store import _AMENITY_ALIASES, AMENITIES, normalize_amenity
 from agents.hotel.understand import Reading, read_places
+from bot.locale import Language, language_of
 from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
 from bot.offline.model import OfflineRequest, tool_call

@@ -11,9 +11,7 @@ from collections.abc import Set
 from datetime import date
 
 from agents.hotel import geo
-from bot.locale import Language, is_japanese, language_of
-
-__all__ = ["Language", "language_of", "not_used", "say"]
+from bot.locale import Language, is_japanese
 
 
 def city_name(name: str, language: Language) -> str:

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from agents.hotel.phrasebook import language_of, not_used
-from bot.locale import currency_for_locale
+from agents.hotel.phrasebook import not_used
+from bot.locale import currency_for_locale, language_of
 from tests.hotel.test_agent import Session, offline_settings, session  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.usefixtures("offline_settings")
