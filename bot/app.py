@@ -45,7 +45,7 @@ class App:
         runtime = await _ServedRuntime.open(self.settings, agents=self.agents, models=models)
         await runtime.models.warm()  # the SDK's lazy imports, off the loop before the first turn
         # Started once the runtime is built: building it (imports, graphs) is not a stall to report.
-        runtime.services = await _Services.start(self.settings)  # type: ignore[attr-defined]
+        runtime.services = await _Services.start(self.settings)
         return runtime
 
     async def seed(self) -> list[str]:

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from langchain_core.messages import (
     AIMessage,
@@ -137,7 +137,7 @@ class ConversationRuntime:
         *,
         agents: Sequence[AgentDefinition],
         models: ModelProvider | None = None,
-    ) -> ConversationRuntime:
+    ) -> Self:
         """A runtime over `agents` (the composition root passes them; the core knows none)."""
         agent_settings = {agent.name: agent.load_settings() for agent in agents}  # a bad one fails here
         settings.data_dir.mkdir(parents=True, exist_ok=True)
@@ -161,7 +161,7 @@ class ConversationRuntime:
         startup_complete()
         return runtime
 
-    async def __aenter__(self) -> ConversationRuntime:
+    async def __aenter__(self) -> Self:
         return self
 
     async def __aexit__(self, *exc: object) -> None:
