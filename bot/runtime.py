@@ -270,12 +270,6 @@ class ConversationRuntime:
     async def claim_delivery(self, delivery_id: str) -> bool:
         return await self.app_db.claim_delivery(delivery_id, self.settings.dedupe_ttl)
 
-    def opened(self, key: ConversationKey) -> None:
-        """The bot just started a platform thread for `key` (a command's root message, a mention):
-        it owns it, even before the first turn there is recorded. In this process only: `bind`
-        records it for every process."""
-        self._opened.append(key.thread_id)
-
     async def bind(self, key: ConversationKey, agent: str | None = None) -> None:
         """The bot started a platform thread for `key` (and its command names `agent`): recorded
         in the database, so a reply there is routed by whichever process receives it."""

@@ -135,7 +135,9 @@ class DiscordBot(PlatformBot):
         if interaction.guild_id is not None:
             name = f"/{turn.command} {turn.text}".strip()[:THREAD_NAME_MAX] or turn.command or "conversation"
             channel = await root.create_thread(name=name)
-            self.runtime.opened(conversation_key(channel))
+            command = self.runtime.commands.get(turn.command or "")
+            # Recorded before the turn starts, so a reply there is routed by any replica.
+            await self.runtime.bind(conversation_key(channel), command.agent if command is not None else None)
         elif channel is None:
             channel = await interaction.user.create_dm()
 
@@ -176,7 +178,7 @@ class DiscordBot(PlatformBot):
                 await message.reply(refusal, mention_author=False)
                 return
             channel = await message.create_thread(name=(self._text(message) or "conversation")[:THREAD_NAME_MAX])
-            self.runtime.opened(conversation_key(channel))
+            await self.runtime.bind(conversation_key(channel))
         else:
             return
         files = [{"filename": a.filename, "size": a.size, "content_type": a.content_type, "url": a.url} for a in message.attachments]

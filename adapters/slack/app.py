@@ -322,8 +322,7 @@ class SlackBot(PlatformBot):
         if self._is_from_bot(event):
             return
         place = self._place(body, event, str(event.get("thread_ts") or event["ts"]))
-        self.runtime.opened(place.key)
-        self.tasks.spawn(self._message_turn(body, event, place), name="slack mention")
+        self.tasks.spawn(self._message_turn(body, event, place, bind=True), name="slack mention")
 
     async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """Channel thread replies in a thread the bot owns; top-level DMs (one rolling conversation).
@@ -355,12 +354,15 @@ class SlackBot(PlatformBot):
             self.tasks.spawn(self._message_turn(body, event, place), name="slack assistant")
 
     async def _message_turn(
-        self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False
+        self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False, bind: bool = False
     ) -> None:
         """A user message, claimed once per event_id (Slack retries). `owned_only`: a channel
         thread reply, answered in the bot's own threads only: one whose thread the database knows,
-        or under a root message the bot posted (Slack says whose the parent is), recorded then."""
-        if owned_only:
+        or under a root message the bot posted (Slack says whose the parent is), recorded then.
+        `bind`: a mention, whose thread the bot now owns on every replica."""
+        if bind:
+            await self.runtime.bind(place.key)
+        elif owned_only:
             if self.bot_user_id and event.get("parent_user_id") == self.bot_user_id:
                 await self.runtime.bind(place.key)
             elif not await self.runtime.owns(place.key):

@@ -16,6 +16,8 @@ from adapters.discord.serve import serve, sync_commands
 from bot.agent import AgentDefinition
 from bot.app import App
 from bot.commands import CommandTable
+from bot.conversation import ConversationKey
+from bot.storage import AppDatabase
 from tests.fakes.discord_api import CHANNEL_ID, GUILD_ID, MESSAGE_CONTENT, FakeDiscordAPI
 from tests.slack.agents import CardsAgent, ReportAgent
 from tests.support.agents import ConfirmAgent
@@ -281,3 +283,38 @@ async def test_a_long_answer_is_split_at_discords_limit_on_paragraphs(api: FakeD
     parts = [m.content for m in api.bot_messages(root) if not m.embeds]
     assert len(parts) >= 4 and all(len(p) <= 2000 for p in parts)
     assert all(p.startswith(("Turn 1", "Paragraph")) for p in parts)  # cut between paragraphs
+
+
+async def test_a_command_s_and_a_mention_s_threads_are_recorded_for_every_replica_before_their_turns(
+    api: FakeDiscordAPI, start: Start
+) -> None:
+    """Another process routes a reply by the database alone: the thread must be there, with its
+    command's agent, when the turn is handed to the runtime (not only once the turn has started)."""
+    run = await start()
+    seen: dict[str, Any] = {}
+    handle = run.runtime.handle
+
+    def observed(key: Any, turn: Any, **kwargs: Any) -> Any:
+        async def events() -> Any:
+            replica = await AppDatabase.open(run.runtime.settings.resolved_database_url)
+            try:
+                seen[key.thread_id] = await replica.get_thread(key.thread_id)
+            finally:
+                await replica.close()
+            async for event in handle(key, turn, **kwargs):
+                yield event
+
+        return events()
+
+    run.runtime.handle = observed  # type: ignore[method-assign]
+    interaction = api.slash_command("hotel", {"query": "Paris"})
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    root = await answered(api, interaction, "Turn 1")
+    mention = api.user_message(f"<@{api.bot_user['id']}> a hotel in Kyiv", CHANNEL_ID, mentions=[api.bot_user])
+    await api.dispatch("MESSAGE_CREATE", mention)
+    await api.wait_for(lambda: any(m.content.startswith("Turn 1") for m in api.bot_messages(mention["id"])))
+    await run.settle()
+    command_thread = seen[ConversationKey.discord(str(GUILD_ID), root).thread_id]
+    mention_thread = seen[ConversationKey.discord(str(GUILD_ID), str(mention["id"])).thread_id]
+    assert command_thread is not None and command_thread.agent == "hotel"
+    assert mention_thread is not None
