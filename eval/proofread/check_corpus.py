@@ -4,8 +4,10 @@ Checks, for every article whose file is present, that its size and SHA-256 match
 the recorded split is the one the fixed split rule gives. The split rule covers the first 36 articles
 (``dev`` and ``heldout``); the second held-out set (``heldout2``) was collected later as a block, so
 its articles are taken as recorded, and the check only requires that none of them comes from a
-repository of the first set. Articles stored outside the repository (``stored: "shared"``) are looked
-up under ``--shared`` and reported as missing when absent there.
+repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
+``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``.
+Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
+reported as missing when absent there.
 
 Only file metadata is read here: the check prints no article text, so it is safe to run on the
 held-aside part.
@@ -26,9 +28,10 @@ HERE = Path(__file__).resolve().parent
 DEFAULT_SHARED = Path("/work/shared/proofread_corpus")
 # Strata of the split rule, in this order: Japanese Zenn, Japanese Qiita, English blogs.
 STRATA = ("zenn", "qiita", "en")
-# Splits given by the split rule, and the later held-out block that the rule does not cover.
+# Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
+# order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-BLOCK_SPLIT = "heldout2"
+BLOCK_SPLITS = ("heldout2", "heldout3")
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
@@ -52,8 +55,8 @@ def stratum(article: dict) -> str:
 def expected_splits(articles: list[dict]) -> dict[str, str]:
     """The split rule: order by (stratum, sha256); every third position (0-based index % 3 == 2) is held out.
 
-    Only the articles of the first set are ordered; ``heldout2`` articles are left out of the walk,
-    so adding them does not move the others.
+    Only the articles of the first set are ordered; ``heldout2`` and ``heldout3`` articles are left out
+    of the walk, so adding them does not move the others.
     """
     ruled = [a for a in articles if a["split"] in RULE_SPLITS]
     ordered = sorted(ruled, key=lambda a: (STRATA.index(stratum(a)), a["sha256"]))
@@ -79,7 +82,7 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
             continue
         if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en"):
             problems.append(f"{a['id']}: unknown platform/language {a['platform']}/{a['language']}")
-        if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, BLOCK_SPLIT):
+        if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, *BLOCK_SPLITS):
             problems.append(f"{a['id']}: bad stored/split value {a['stored']}/{a['split']}")
             continue
         path = article_file(a, shared)
@@ -97,12 +100,16 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
         recorded = next(a["split"] for a in articles if a["id"] == aid)
         if recorded != split:
             problems.append(f"{aid}: recorded split {recorded}, the rule gives {split}")
-    first_repos = {a["repo"] for a in articles if a["split"] in RULE_SPLITS}
-    problems.extend(
-        f"{a['id']}: {BLOCK_SPLIT} article from {a['repo']}, a repository of the first set"
-        for a in articles
-        if a["split"] == BLOCK_SPLIT and a["repo"] in first_repos
-    )
+    earlier_repos = {a["repo"]: "the first set" for a in articles if a["split"] in RULE_SPLITS}
+    for block in BLOCK_SPLITS:
+        members = [a for a in articles if a["split"] == block]
+        problems.extend(
+            f"{a['id']}: {block} article from {a['repo']}, a repository of {earlier_repos[a['repo']]}"
+            for a in members
+            if a["repo"] in earlier_repos
+        )
+        for a in members:
+            earlier_repos.setdefault(a["repo"], block)
     stray = {p.stem for p in (HERE / "articles").glob("*.md")} - {
         a["id"] for a in articles if a["stored"] == "repo"
     }
