@@ -134,6 +134,9 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     return following.pos1 == "動詞" and following.base in _COMPOUND_PARTICLE_VERBS.get(token.surface, ())
 
 
+ADVERBIAL_WA = {"実"}
+
+
 def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
     """Pairs of the same simple particle twice in one clause: 「私は彼は好きだ」, 「設定をファイルを
     変更する」. Not a pair: particles in compounds (には, では, とは, を元に, に関して), a 読点, a
@@ -151,6 +154,8 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue  # には, をも, でも: a compound, not the simple particle
         if _compound_particle(tokens, index) or (token.surface == "は" and _contrastive_wa(tokens, index)):
             continue
+        if token.surface == "は" and previous is not None and previous.surface in ADVERBIAL_WA:
+            continue  # 実は: an adverb, which the dictionary splits into 実 + は
         candidates.append(index)
     pairs: list[tuple[Token, Token]] = []
     last_of_kind: dict[tuple[str, str], int] = {}

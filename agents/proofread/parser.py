@@ -404,8 +404,10 @@ class _Walk:
             if not covered[i] and self.lines[i].strip() and self.kinds[i] == "blank":
                 self.kinds[i] = "text"  # link reference definitions, which make no token
                 if definition := DEFINITION.match(self.lines[i]):
-                    self.links.append(Link(url=definition.group(2), text=definition.group(1), line=i + 1,
-                                           kind="definition"))
+                    url = definition.group(2)
+                    if not url and i + 1 < len(self.lines):  # CommonMark: the destination may follow on the next line
+                        url = self.lines[i + 1].strip().split(" ", 1)[0].strip("<>")
+                    self.links.append(Link(url=url, text=definition.group(1), line=i + 1, kind="definition"))
         self.headings.sort(key=lambda h: h.line)
         self.links.sort(key=lambda link: (link.line, link.column))
 

@@ -24,6 +24,9 @@ JSON = {"json"}
 YAML = {"yaml", "yml"}
 TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
+# A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
+ELISION = re.compile(r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$", re.M)
+JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//", re.M)
 # Languages that need no tag check: diagrams, plain text, math, diffs.
 NO_SYNTAX = {"text", "txt", "plaintext", "mermaid", "math", "diff", "md", "markdown", "csv", "log", "output"}
 
@@ -95,6 +98,10 @@ class CodeQualityChecker(BaseChecker):
             frozenset(TOML): ("TOML", check_toml),
             frozenset(SHELL): ("shell", check_shell),
         }
+        if language not in SHELL and ELISION.search(block.content):
+            return []  # an excerpt: `...` marks what the author left out, so it cannot parse as a whole
+        if language in JSON and JSON_COMMENT.search(block.content):
+            return []  # JSON with comments (jsonc: VS Code's settings and the like)
         for languages, (name, check) in checks.items():
             if language in languages and block.content.strip():
                 try:
@@ -105,12 +112,10 @@ class CodeQualityChecker(BaseChecker):
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
-                    relaxed = name == "JSON" and re.search(r"//|/\*|\.\.\.|…", block.content)
                     return [self.issue(
-                        article, "suggestion" if relaxed else "warning", line,
+                        article, "warning", line,
                         f"{name} syntax error: {problem.message}",
-                        "Mark the block as jsonc, or remove the comments/ellipses." if relaxed
-                        else f"Fix the {name} so it parses; readers copy code blocks as they are.",
+                        f"Fix the {name} so it parses; readers copy code blocks as they are.",
                         f"The {name} code in this block does not parse.",
                         f"rule:syntax-{name.lower()}",
                     )]

@@ -55,11 +55,12 @@ WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
 # en dash between words (an en dash between numbers is a range).
 EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za-z])")
 EN_DOUBLE = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
-EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long"}
+EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
 Style = Literal["polite", "plain"]
+MIN_STYLED_SENTENCE = 6  # characters, 。 included
 
 
 def sentence_style(tokens: list[Token]) -> Style | None:
@@ -126,8 +127,8 @@ class LanguageQualityChecker(BaseChecker):
         lines = _mask_across_lines(article, lines)
         prose: list[tuple[int, str]] = []
         for number, line in lines:
-            if article.kind(number) == "list":
-                prose.append((number, ""))  # every list item starts a new sentence
+            if article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
+                prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
         lines = prose
         japanese = article.language == "ja"
@@ -192,7 +193,12 @@ class LanguageQualityChecker(BaseChecker):
             previous_conjunction = conjunction
             footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
             aside = footnote or sentence.line_start in boxed
-            if kind == "text" and sentence.text.rstrip().endswith("。") and not aside:
+            # A sentence of a few characters (「疲れた。」, 「以上です。」) is an aside or a set
+            # phrase whose style is a choice, not a slip: it does not count either way.
+            short = len(sentence.text.strip()) < MIN_STYLED_SENTENCE
+            # Derivations keep the plain style of mathematical texts even in a です/ます article.
+            math = _mathematical(article, sentence)
+            if kind == "text" and sentence.text.rstrip().endswith("。") and not (aside or short or math):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
@@ -425,15 +431,36 @@ def _blank_keeping_lines(match: re.Match[str]) -> str:
     return re.sub(r"[^\n]", " ", match.group(0))
 
 
+_INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
+
+
+def _mathematical(article: ParsedArticle, sentence: Sentence) -> bool:
+    """A sentence with TeX math in it, or one that introduces a math block (「次のように書ける。」)."""
+    lines = range(sentence.line_start, (sentence.line_end or sentence.line_start) + 1)
+    if any(_INLINE_MATH.search(article.lines[n - 1]) for n in lines if n <= len(article.lines)):
+        return True
+    following = (sentence.line_end or sentence.line_start) + 1
+    while following <= article.line_count and article.kind(following) == "blank":
+        following += 1
+    return following <= article.line_count and article.kind(following) == "math"
+
+
 def _strip_markup(line: str) -> str:
     """Drop list markers, quote markers, emphasis and link brackets; keep the words (and columns
     roughly) so sentences read as prose."""
     line = re.sub(r"^(\s*)(?:[-*+]|\d+[.)])\s+(\[[ xX]\]\s+)?", lambda m: " " * len(m.group(0)), line)
     line = re.sub(r"^(\s*>)+", lambda m: " " * len(m.group(0)), line)
     line = re.sub(r"\*\*|__|~~", lambda m: "  " if len(m.group(0)) == 2 else m.group(0), line)
-    return _LINK_BRACKETS.sub(
-        lambda m: m.group(2) + " " * (len(m.group(0)) - len(m.group(2))) if m.group(1) else m.group(0), line
-    )
+    return _LINK_BRACKETS.sub(_link_words, line)
+
+
+def _link_words(m: re.Match[str]) -> str:
+    """A link keeps its text; an image's alt text describes a picture, not the article's prose
+    (and is often written in another style), so it is blanked."""
+    if not m.group(1):
+        return m.group(0)
+    kept = "" if m.group(1).startswith("!") else m.group(2)
+    return kept + " " * (len(m.group(0)) - len(kept))
 
 
 # `(!?\[([^\]]*)\])(\[[^\]]*\])?`; when no `]` follows a `[`, the second branch takes the rest of

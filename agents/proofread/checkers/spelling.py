@@ -42,6 +42,9 @@ MAX_FINDINGS = 20
 MAX_UNKNOWN = 200
 _PREFIXES = ("un", "re", "pre", "non", "sub", "multi", "auto", "de", "co", "inter", "micro", "over",
              "under", "out", "self", "cross", "hyper", "meta", "mis", "post")
+# Words that only occur after another (mostly Latin phrases English borrowed): tail → head.
+PHRASE_TAILS = {"versa": "vice", "se": "per", "hoc": "ad", "facto": "de", "al": "et", "fide": "bona",
+                "priori": "a", "posteriori": "a", "vitae": "curriculum", "qua": "sine", "quo": "status"}
 _SUFFIXES = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"),
              ("er", ""), ("ers", ""), ("ly", ""), ("able", ""), ("ation", "e"), ("ness", ""))
 # British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre.
@@ -93,6 +96,9 @@ def is_known(word: str) -> bool:
                 return True
             if (suffix in ("er", "ers", "able") and _frequent(stem)) or (suffix == "s" and _frequent(stem, 100)):
                 return True  # pooler, bundlers, mergeable, decodings
+            ends_in_consonants = not any(c in "aeiouy" for c in stem[-2:])  # chunk-ing; not begin-ing
+            if len(stem) >= 4 and _frequent(stem) and (suffix == "ness" or (suffix == "ing" and ends_in_consonants)):
+                return True  # a common word made a verb or a noun: chunking, liveness
     for british, american in _BRITISH:
         if word.endswith(british) and word[: -len(british)] + american in speller():
             return True
@@ -197,9 +203,11 @@ class SpellingChecker(BaseChecker):
         for number, line in article.prose_lines():
             if article.kind(number) not in _PROSE_KINDS or number in quoted:
                 continue
-            for _column, word in prose_words(line):
+            for column, word in prose_words(line):
                 if word in seen or counts[word] >= 2:
                     continue
+                if word in PHRASE_TAILS and line[:column].rstrip().lower().endswith(PHRASE_TAILS[word]):
+                    continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
                 seen.add(word)
                 if not is_known(word):
                     unknown.append((number, word))
