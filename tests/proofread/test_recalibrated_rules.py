@@ -124,3 +124,28 @@ def test_a_note_in_a_message_box_may_differ_in_style_from_the_body():
     assert found(boxed, "rule:mixed-style") == []
     inline = ZENN_HEAD + body + "この記事は別の場所から移したものである。\n"
     assert found(inline, "rule:mixed-style") == [21]
+
+
+def test_warning_evidence_is_recounted_from_the_judged_findings_of_the_development_articles():
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    from agents.proofread.rules import DEVELOPMENT_SPLITS, MIN_WARNING_EVIDENCE, WARNING_EVIDENCE
+
+    root = Path(__file__).resolve().parents[2] / "eval" / "proofread"
+    articles = json.loads((root / "corpus.json").read_text(encoding="utf-8"))["articles"]
+    split = {a["id"]: a["split"] for a in articles}
+    right: Counter[str] = Counter()
+    judged: Counter[str] = Counter()
+    for label in json.loads((root / "labels.json").read_text(encoding="utf-8"))["labels"]:
+        if split.get(label["article"]) in DEVELOPMENT_SPLITS and label.get("severity") == "warning":
+            rule = label["rule"].removeprefix("rule:")
+            judged[rule] += 1
+            right[rule] += label["verdict"] == "true"
+    earned = {
+        rule: (right[rule], judged[rule])
+        for rule in judged
+        if judged[rule] >= MIN_WARNING_EVIDENCE and right[rule] >= 0.9 * judged[rule]
+    }
+    assert earned == WARNING_EVIDENCE
