@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import functools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from contextvars import ContextVar
 from types import SimpleNamespace
@@ -307,6 +308,7 @@ class ModelProvider:
         grown = False
         while True:
             self.attempts += 1
+            started = time.monotonic()
             try:
                 result = await prepare(self._with_limit(model, limit)).ainvoke(list(messages), config)
                 reason = finish_reason(result)
@@ -323,10 +325,13 @@ class ModelProvider:
             except Exception as exc:
                 fault = classify(exc)
                 strategy = fault.strategy
-                if fault.cls is FaultClass.TRUNCATED and not grown:
+                if fault.cls is FaultClass.TRUNCATED and not grown and _time_for(2 * (time.monotonic() - started)):
                     log.warning("reply cut off at %d output tokens; retrying once with %d", limit, limit * 2)
                     limit, grown = limit * 2, True
                     continue
+                if fault.cls is FaultClass.TRUNCATED and not grown:
+                    log.warning("reply cut off at %d output tokens; no time left in the turn for a retry "
+                                "with %d, so the turn goes on without it", limit, limit * 2)
                 if fault.cls is FaultClass.MODEL_NOT_FOUND and self.fallback is not None and not used_fallback:
                     log.warning("model not found (HTTP %s); switching to the fallback model", fault.status)
                     model, used_fallback, attempt = self.fallback, True, 0
@@ -365,6 +370,18 @@ class ModelProvider:
         if steps is not None:
             steps.append(planned.tool_calls[0]["name"])
         return planned
+
+
+# When the current turn must end (time.monotonic()), set per turn by the runtime: a retry that
+# cannot finish before it is not started, so a looping model is cut by its output limit and the
+# agent's fallback answers, instead of the turn deadline cutting the whole turn.
+TURN_ENDS: ContextVar[float | None] = ContextVar("turn_ends", default=None)
+
+
+def _time_for(seconds: float) -> bool:
+    """Whether `seconds` of work (with a margin) still fit in the current turn."""
+    ends = TURN_ENDS.get()
+    return ends is None or time.monotonic() + 1.25 * seconds < ends
 
 
 # Tool calls the planner made for a model in the current turn (set per turn by the runtime).

@@ -33,7 +33,7 @@ from bot.events import Action, Card, Failure, Final, Status, StreamEvent, Token,
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
-from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, ModelProvider
+from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, TURN_ENDS, ModelProvider
 from bot.loop import startup_complete
 from bot.render import RESUMED, StatusMessage
 from bot.storage import AppDatabase, Checkpoints, HeldThread, OrphanedTurn, QueuedTurn, ThreadRecord
@@ -605,6 +605,7 @@ class ConversationRuntime:
         outcome = _Outcome(values=dict(resumed or {}))
         planner_steps: list[str] = []
         PLANNER_STEPS.set(planner_steps)  # the model provider notes tool calls the planner made
+        TURN_ENDS.set(time.monotonic() + self.settings.turn_deadline)
         try:
             async with asyncio.timeout(self.settings.turn_deadline):
                 if not resumed:

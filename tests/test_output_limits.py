@@ -3,6 +3,7 @@ cuts a reply at the request's limit and says finish_reason "length", as servers 
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator
 
 import openai
@@ -12,7 +13,7 @@ from pydantic import BaseModel
 
 from bot.config import Settings
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed, classify
-from bot.llm import TRUNCATION_NOTE, ModelProvider, openai_chat_model
+from bot.llm import TRUNCATION_NOTE, TURN_ENDS, ModelProvider, openai_chat_model
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 
@@ -72,6 +73,34 @@ async def test_still_cut_off_after_the_retry_is_a_truncation_fault_with_its_own_
     assert failed.value.user_message == FAULT_TABLE[FaultClass.TRUNCATED].user_message
     assert "rephrase or start over" not in failed.value.user_message
     assert len(fake_openai.requests) == 2
+
+
+async def test_no_retry_is_started_that_the_turn_has_no_time_left_to_finish(
+    provider: ModelProvider, fake_openai: FakeOpenAI
+) -> None:
+    """A slow model that loops: the doubled retry would take about twice as long as the first try,
+    past the turn's end, so the truncation is reported at once and the agent's fallback can answer
+    (rather than the turn deadline cutting the whole turn)."""
+    huge = {"text": "word " * 500, "score": 3}
+    fake_openai.script(Reply.json(huge), Reply.json(huge))
+    fake_openai.latency = 0.4
+    token = TURN_ENDS.set(time.monotonic() + 1.2)
+    try:
+        with pytest.raises(TurnFailed) as failed:
+            await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+    finally:
+        TURN_ENDS.reset(token)
+    assert failed.value.fault is FaultClass.TRUNCATED
+    assert [r.max_tokens for r in fake_openai.requests] == [40]
+    # With time to spare, the same reply is retried once with twice the limit.
+    fake_openai.script(Reply.json(huge), Reply.json(huge))
+    token = TURN_ENDS.set(time.monotonic() + 30)
+    try:
+        with pytest.raises(TurnFailed):
+            await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
+    finally:
+        TURN_ENDS.reset(token)
+    assert [r.max_tokens for r in fake_openai.requests] == [40, 40, 80]
 
 
 async def test_a_cut_off_tool_call_is_retried_with_a_higher_limit(provider: ModelProvider, fake_openai: FakeOpenAI) -> None:
