@@ -190,13 +190,17 @@ class PlatformBot:
 
     async def message(
         self, surface: Surface, key: ConversationKey, text: str, *, delivery_id: str | None, files: Iterable[Any] = (),
-        user_id: str, **fields: Any,
+        user_id: str, bind: bool = False, **fields: Any,
     ) -> None:
         """A user's message: claimed once per delivery (platforms redeliver), its files fetched, a
-        command at its start recognised ("/hotel Paris"), the turn rendered."""
+        command at its start recognised ("/hotel Paris"), the turn rendered. `bind`: the message
+        opens a thread the bot now owns (a mention), recorded for every replica unless the access
+        policy refuses its sender (the runtime then answers the refusal and records nothing)."""
         if delivery_id is not None and not await self.runtime.claim_delivery(delivery_id):
             log.info("repeated delivery %s ignored", delivery_id)
             return
+        if bind and self.refusal(TurnInput(text=text, user_id=user_id, **fields)) is None:
+            await self.runtime.bind(key)
         attachments = await self.attachments(files, surface)
         if attachments is None or not (text or attachments):
             return

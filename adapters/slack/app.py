@@ -360,9 +360,7 @@ class SlackBot(PlatformBot):
         thread reply, answered in the bot's own threads only: one whose thread the database knows,
         or under a root message the bot posted (Slack says whose the parent is), recorded then.
         `bind`: a mention, whose thread the bot now owns on every replica."""
-        if bind:
-            await self.runtime.bind(place.key)
-        elif owned_only:
+        if owned_only:
             if self.bot_user_id and event.get("parent_user_id") == self.bot_user_id:
                 await self.runtime.bind(place.key)
             elif not await self.runtime.owns(place.key):
@@ -371,7 +369,7 @@ class SlackBot(PlatformBot):
             self.surface(place), place.key, from_slack_text(str(event.get("text") or ""), self.bot_user_id),
             delivery_id=f"slack:{body['event_id']}" if body.get("event_id") else None, files=event.get("files") or [],
             user_id=place.user_id, workspace_id=place.team_id, channel_id=place.channel,
-            direct=is_dm(place.channel, event.get("channel_type")),
+            direct=is_dm(place.channel, event.get("channel_type")), bind=bind,
         )
 
     def usage(self, command: Command | None) -> str:
