@@ -75,11 +75,12 @@ class Settings(BaseSettings):
     work_per_user: int = Field(1, ge=1, le=64, validation_alias=_env("CONCIERGE_WORK_PER_USER"))
     # Warn when the event loop was blocked longer than this (bot/loopwatch.py); 0 turns it off.
     loop_lag_warn_ms: float = Field(100.0, ge=0, validation_alias=_env("CONCIERGE_LOOP_LAG_WARN_MS"))
-    # Output limits sent with every model call (max_tokens), by purpose: a looping model is cut
-    # by the limit, not by the turn deadline. A truncated structured output is retried once with
-    # twice the limit.
     # When a model answers without the tool call a request needs, let the offline planner make it.
     tool_fallback: Literal["planner", "off"] = Field("planner", validation_alias=_env("CONCIERGE_TOOL_FALLBACK"))
+    # Output limits sent with every model call (max_tokens), by purpose: a looping model is cut
+    # by the limit, not by the turn deadline. A truncated structured output is retried once with
+    # twice the limit. `check` is /proofread's model checks, whose replies list findings or claims
+    # for a chunk of an article and so run longer than other structured replies.
     max_tokens_param: Literal["auto", "max_tokens", "max_completion_tokens"] = Field(
         "auto", validation_alias=_env("CONCIERGE_MAX_TOKENS_PARAM")
     )
@@ -87,6 +88,7 @@ class Settings(BaseSettings):
     max_tokens_structured: int = Field(
         1536, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_STRUCTURED")
     )
+    max_tokens_check: int = Field(2048, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_CHECK"))
     agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
     # Agents' own settings live in their packages (AgentDefinition.settings_model).

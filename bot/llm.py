@@ -161,8 +161,21 @@ async def close_chat_model(model: BaseChatModel) -> None:
         await client.close()
 
 
-Purpose = Literal["answer", "structured"]
+Purpose = Literal["answer", "structured", "check"]
 TRUNCATION_NOTE = "\n\n_(This answer was cut off at the model's output limit.)_"
+
+
+def without_truncation_note(message: BaseMessage) -> BaseMessage:
+    """`message` as the model is shown it again in later calls: an answer of ours without the
+    truncation note the user saw (a note sent back would be copied into the model's next answers).
+    A stored answer clipped to a length may keep only the note's start, which goes too."""
+    content = message.content
+    if not isinstance(message, AIMessage) or not isinstance(content, str):
+        return message
+    cut = content.rfind("\n\n_(")
+    if cut < 0 or not TRUNCATION_NOTE.startswith(content[cut:]):
+        return message
+    return message.model_copy(update={"content": content[:cut]})
 
 
 def finish_reason(message: Any) -> str | None:
@@ -233,7 +246,7 @@ class ModelProvider:
         self.backoff = backoff or Backoff()
         self.is_offline = offline
         self._sleep = sleep
-        self.max_tokens = {"answer": 1024, "structured": 1536, **(max_tokens or {})}
+        self.max_tokens = {"answer": 1024, "structured": 1536, "check": 2048, **(max_tokens or {})}
         self.attempts = 0  # total model calls made, for tests and benchmarks
         self._limited: dict[tuple[int, int], BaseChatModel] = {}
 
@@ -272,7 +285,8 @@ class ModelProvider:
             fallback,
             max_retries=settings.llm_max_retries,
             backoff=backoff,
-            max_tokens={"answer": settings.max_tokens_answer, "structured": settings.max_tokens_structured},
+            max_tokens={"answer": settings.max_tokens_answer, "structured": settings.max_tokens_structured,
+                        "check": settings.max_tokens_check},
             planner=planner,
             usage=usage,
         )
@@ -300,8 +314,15 @@ class ModelProvider:
 
         A reply cut off at the limit is retried once with twice the limit when it is structured
         output or a tool call (a partial one is useless); a cut-off text answer is returned with a
-        note saying so. Raises TurnFailed with a user-safe message when the fault table says stop."""
+        note saying so, and that note is taken out of the answers in `messages` again. A tool call
+        still cut off is made by the planner instead, when it would make one. Raises TurnFailed
+        with a user-safe message when the fault table says stop."""
         limit = max_tokens or self.max_tokens[purpose]
+        messages = [without_truncation_note(m) for m in messages]
+        if self.planner is not None and PLANNER_STEPS.get() and isinstance(prepare(self.primary), BaseChatModel):
+            # The planner made this turn's tool calls for the model, so it also words the answer
+            # from their results (its skills compose one) instead of a model that never asked for them.
+            return await prepare(self.planner).ainvoke(messages, config)
         model = self.primary
         attempt = 0
         used_fallback = False
@@ -332,6 +353,10 @@ class ModelProvider:
                 if fault.cls is FaultClass.TRUNCATED and not grown:
                     log.warning("reply cut off at %d output tokens; no time left in the turn for a retry "
                                 "with %d, so the turn goes on without it", limit, limit * 2)
+                if fault.cls is FaultClass.TRUNCATED:
+                    planned = await self._stand_in(prepare, messages, config, "the model's tool call was cut off")
+                    if planned is not None:
+                        return planned
                 if fault.cls is FaultClass.MODEL_NOT_FOUND and self.fallback is not None and not used_fallback:
                     log.warning("model not found (HTTP %s); switching to the fallback model", fault.status)
                     model, used_fallback, attempt = self.fallback, True, 0
@@ -355,20 +380,29 @@ class ModelProvider:
         self, prepare: Prepare, messages: Sequence[BaseMessage], config: RunnableConfig | None, result: Any
     ) -> Any:
         """A reply with no tool call to a request that offered tools, where the planner would call
-        one: the model cannot (or would not) use tools, so the planner's call is used instead and
-        the turn's answer says so (PLANNER_STEPS, read by the runtime)."""
-        if self.planner is None or not isinstance(result, AIMessage) or result.tool_calls:
+        one: the model cannot (or would not) use tools, so the planner's call is used instead."""
+        if not isinstance(result, AIMessage) or result.tool_calls:
             return result
-        if not (getattr(prepare(self.primary), "kwargs", None) or {}).get("tools"):
-            return result
+        planned = await self._stand_in(prepare, messages, config, "the model answered without calling a tool")
+        return result if planned is None else planned
+
+    async def _stand_in(
+        self, prepare: Prepare, messages: Sequence[BaseMessage], config: RunnableConfig | None, why: str
+    ) -> AIMessage | None:
+        """The planner's reply to a request that offered tools, when the model's is unusable (`why`):
+        its tool call, noted in PLANNER_STEPS so the runtime's footer says so; or, once it made
+        this turn's calls, its answer from their results. None without a planner or tools, or when
+        the planner would neither call a tool nor has called one."""
+        if self.planner is None or not (getattr(prepare(self.primary), "kwargs", None) or {}).get("tools"):
+            return None
         planned = await prepare(self.planner).ainvoke(list(messages), config)
-        if not isinstance(planned, AIMessage) or not planned.tool_calls:
-            return result
-        log.warning("the model answered without calling a tool; the planner called %s",
-                    ", ".join(c["name"] for c in planned.tool_calls))
         steps = PLANNER_STEPS.get()
-        if steps is not None:
-            steps.append(planned.tool_calls[0]["name"])
+        if not isinstance(planned, AIMessage) or not (planned.tool_calls or steps):
+            return None
+        if planned.tool_calls:
+            log.warning("%s; the planner called %s", why, ", ".join(c["name"] for c in planned.tool_calls))
+            if steps is not None:
+                steps.append(planned.tool_calls[0]["name"])
         return planned
 
 
@@ -386,8 +420,9 @@ def _time_for(seconds: float) -> bool:
 
 # Tool calls the planner made for a model in the current turn (set per turn by the runtime).
 PLANNER_STEPS: ContextVar[list[str] | None] = ContextVar("planner_steps", default=None)
-PLANNER_FOOTER = ("\n\n_(The language model did not call the tools this request needs; Concierge's "
-                  "built-in planner chose them. Answers are better with a model that supports tool calling.)_")
+PLANNER_FOOTER = ("\n\n_(The language model did not make the tool calls this request needs: it answered "
+                  "without them, or its call was cut off at the output limit. Concierge's built-in planner "
+                  "chose them instead. Answers are better with a model that supports tool calling.)_")
 
 
 def openai_length() -> Exception:

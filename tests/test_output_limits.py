@@ -8,12 +8,18 @@ from collections.abc import AsyncIterator
 
 import openai
 import pytest
-from langchain_core.messages import HumanMessage, SystemMessage
+from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
+from agents.proofread.llm import ProofreadLLM
+from agents.registry import registered_agents
+from bot.agent import TurnInput
 from bot.config import Settings
+from bot.conversation import ConversationKey
+from bot.events import Final
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed, classify
-from bot.llm import TRUNCATION_NOTE, TURN_ENDS, ModelProvider, openai_chat_model
+from bot.llm import TRUNCATION_NOTE, TURN_ENDS, ModelProvider, openai_chat_model, without_truncation_note
+from bot.runtime import ConversationRuntime
 from tests.fakes.openai_server import FakeOpenAI, Reply
 
 
@@ -26,7 +32,7 @@ class Answer(BaseModel):
 async def provider(openai_settings: Settings) -> AsyncIterator[ModelProvider]:
     models = ModelProvider(
         openai_chat_model(openai_settings, "gpt-4o-mini"), max_retries=0,
-        max_tokens={"answer": 50, "structured": 40},
+        max_tokens={"answer": 50, "structured": 40, "check": 60},
     )
     yield models
     await models.aclose()
@@ -36,10 +42,23 @@ PROMPT = [SystemMessage("You answer."), HumanMessage("Tell me everything.")]
 
 
 async def test_every_call_carries_the_limit_for_its_purpose(provider: ModelProvider, fake_openai: FakeOpenAI) -> None:
-    fake_openai.script(Reply.text("short"), Reply.json({"text": "ok", "score": 1}))
+    fake_openai.script(Reply.text("short"), Reply.json({"text": "ok", "score": 1}), Reply.json({"text": "ok", "score": 2}))
     await provider.ainvoke(lambda m: m, PROMPT)
     await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="structured")
-    assert [r.max_tokens for r in fake_openai.requests] == [50, 40]
+    await provider.ainvoke(lambda m: m.with_structured_output(Answer), PROMPT, purpose="check")
+    assert [r.max_tokens for r in fake_openai.requests] == [50, 40, 60]
+
+
+async def test_proofread_checks_carry_the_configured_check_limit(openai_settings: Settings, fake_openai: FakeOpenAI) -> None:
+    settings = openai_settings.model_copy(update={"max_tokens_check": 300, "max_tokens_structured": 100})
+    models = ModelProvider.from_settings(settings)
+    fake_openai.script(Reply.json({"text": "fine", "score": 5}))
+    try:
+        verdict = await ProofreadLLM(models).structured(Answer, "You check articles.", "An article.")
+    finally:
+        await models.aclose()
+    assert verdict.score == 5
+    assert [r.max_tokens for r in fake_openai.requests] == [300]
 
 
 async def test_a_looping_model_is_cut_by_the_limit_and_the_answer_says_so(
@@ -147,3 +166,29 @@ async def test_compatible_servers_get_max_tokens_and_openai_gets_its_own_name(
         await openai_style.aclose()
     fields = [sorted(k for k in r.body if "tokens" in k and k != "stream_options") for r in fake_openai.requests]
     assert fields == [["max_tokens"], ["max_tokens"], ["max_completion_tokens"]]
+
+
+async def test_a_cut_off_chat_answer_says_so_and_the_note_is_not_sent_back_to_the_model(
+    openai_settings: Settings, fake_openai: FakeOpenAI
+) -> None:
+    settings = openai_settings.model_copy(update={"max_tokens_answer": 16})
+    fake_openai.script(Reply.text("and again " * 100), Reply.text("Done."))
+    runtime = await ConversationRuntime.open(settings, agents=registered_agents())
+    try:
+        key = ConversationKey.console("cut")
+        first = [e async for e in runtime.handle(key, TurnInput.typed("/chat tell me everything"))][-1]
+        second = [e async for e in runtime.handle(key, TurnInput.typed("/chat and then?"))][-1]
+    finally:
+        await runtime.close()
+    assert isinstance(first, Final) and first.text.endswith(TRUNCATION_NOTE)
+    assert isinstance(second, Final) and second.text == "Done."
+    replayed = [m["content"] for m in fake_openai.requests[-1].messages if m["role"] == "assistant"]
+    assert replayed == [first.text.removesuffix(TRUNCATION_NOTE)]
+
+
+@pytest.mark.parametrize("kept", [len(TRUNCATION_NOTE), 30, 4])
+def test_an_answer_clipped_inside_the_note_loses_what_is_left_of_it(kept: int) -> None:
+    stored = AIMessage(("A long answer " * 5).strip() + TRUNCATION_NOTE[:kept])
+    assert without_truncation_note(stored).content == ("A long answer " * 5).strip()
+    untouched = AIMessage("See the table below.\n\n_(a footnote of the model's own)_")
+    assert without_truncation_note(untouched) is untouched

@@ -45,7 +45,7 @@ class ProofreadLLM:
             lambda model: model.with_structured_output(schema),
             [SystemMessage(system), HumanMessage(user)],
             config={"tags": ["nostream"]},
-            purpose="structured",
+            purpose="check",
         )
         if isinstance(result, schema):
             return result

@@ -59,6 +59,7 @@ from agents.shopping.state import (
 )
 from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, status
 from bot.agent import AgentDeps
+from bot.faults import FaultClass, TurnFailed
 from bot.history import BoundedStateGraph
 from bot.locale import is_japanese
 from bot.offline.model import tool_call
@@ -114,11 +115,19 @@ class ShopNodes:
         intent = rules.intent
         if not rules.confident:
             status("Reading your request…")
-            guess = await self.models.ainvoke(
-                lambda m: m.with_structured_output(Intent), [SystemMessage(prompt("classify")), HumanMessage(text)],
-                config={"tags": ["nostream"]}, purpose="structured",
-            )
-            intent = guess.intent if isinstance(guess, Intent) else Intent.model_validate(guess).intent
+            try:
+                guess = await self.models.ainvoke(
+                    lambda m: m.with_structured_output(Intent), [SystemMessage(prompt("classify")), HumanMessage(text)],
+                    config={"tags": ["nostream"]}, purpose="structured",
+                )
+                intent = guess.intent if isinstance(guess, Intent) else Intent.model_validate(guess).intent
+            except (TurnFailed, ValueError) as exc:
+                # A reply cut off at the output limit (after its retry) or not the JSON asked for
+                # says nothing; the rules' unsure guess still answers the turn. Other failures end it.
+                if isinstance(exc, TurnFailed) and exc.fault is not FaultClass.TRUNCATED \
+                        and not isinstance(exc.__cause__, ValueError):
+                    raise
+                log.warning("intent reply unusable (%s): going with the rules' %s", exc, intent)
         turn["intent"] = intent
         turn["city"] = extract_city(text)
         turn["fulfillment"] = extract_fulfillment(text)

@@ -14,6 +14,7 @@ from agents.shopping.reviews import ReviewIndex
 from bot.agent import TurnInput
 from bot.config import Settings
 from bot.events import Final, StreamEvent
+from bot.llm import TRUNCATION_NOTE
 from bot.runtime import ConversationRuntime
 from tests.fakes.openai_server import FakeOpenAI, RecordedRequest, Reply, default_responder
 from tests.shopping.conftest import collect, key, shop_agent
@@ -110,3 +111,38 @@ async def test_tool_results_reach_the_model_as_compact_json(runtime: Conversatio
     tool_message = next(m for m in chats(fake_openai)[0].messages if m.get("role") == "tool")
     products = json.loads(tool_message["content"].split("\n", 1)[1])["products"]
     assert products and set(products[0]) == {"id", "name", "brand", "price", "currency", "rating", "review_count", "stock"}
+
+
+@pytest.mark.parametrize("intent_reply, asked", [
+    (Reply.json({"intent": "search", "product_reference": "the one " * 200}), [40, 80]),  # cut off twice
+    (Reply.text("You are looking for a gift, I think."), [40]),  # not the JSON asked for
+])
+async def test_an_unusable_intent_reply_leaves_the_rules_guess_and_the_turn_answers(
+    openai_settings: Settings, store: CatalogStore, review_index: ReviewIndex, fake_openai: FakeOpenAI,
+    intent_reply: Reply, asked: list[int],
+) -> None:
+    fake_openai.responder = lambda request: intent_reply if request.response_format else model_like(request)
+    settings = openai_settings.model_copy(update={"max_tokens_structured": 40})
+    rt = await ConversationRuntime.open(settings, agents=[shop_agent(store, review_index)])
+    try:
+        events = await turn(rt, "/shop hmm something nice for my mom")
+    finally:
+        await rt.close()
+    assert [r.max_tokens for r in chats(fake_openai) if r.response_format] == asked
+    assert isinstance(events[-1], Final) and events[-1].text.startswith("Model answer from:")
+
+
+async def test_a_cut_off_answer_says_so_but_the_shop_memory_replays_it_without_the_note(
+    openai_settings: Settings, store: CatalogStore, review_index: ReviewIndex, fake_openai: FakeOpenAI
+) -> None:
+    fake_openai.responder = model_like
+    settings = openai_settings.model_copy(update={"max_tokens_answer": 16})
+    rt = await ConversationRuntime.open(settings, agents=[shop_agent(store, review_index)])
+    try:
+        first = (await turn(rt, "/shop wireless earbuds under $100"))[-1]
+        await turn(rt, "/shop wireless earbuds under $150")
+    finally:
+        await rt.close()
+    assert isinstance(first, Final) and first.text.endswith(TRUNCATION_NOTE)
+    remembered = [m["content"] for m in chats(fake_openai)[-1].messages if m["role"] == "assistant" and m.get("content")]
+    assert remembered == [first.text.removesuffix(TRUNCATION_NOTE)]
