@@ -562,6 +562,9 @@ class CatalogStore:
         rows = await self._db.fetch(f"SELECT data FROM shop_stores {where} ORDER BY id", params)
         return [Store.model_validate_json(r[0]) for r in rows]
 
+    async def stores(self) -> list[Store]:
+        return await self._stores()
+
     async def stores_near(self, latitude: float, longitude: float, *, limit: int = 5) -> list[tuple[Store, float]]:
         """The nearest stores with their great-circle distance in km, nearest first."""
         ranked = sorted(

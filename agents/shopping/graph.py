@@ -56,8 +56,9 @@ from agents.shopping.state import (
     PURCHASE_STAGES,
     STAGE_TOOLS,
     ShopState,
+    cache_products,
 )
-from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, status
+from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, remember_store, status
 from bot.agent import AgentDeps
 from bot.faults import FaultClass, TurnFailed
 from bot.history import BoundedStateGraph
@@ -143,6 +144,8 @@ class ShopNodes:
                 if "city" in changes:
                     changes.update(latitude=None, longitude=None, store_id=None)
                 await store.set_prefs(prefs.model_copy(update=changes))
+        if (picked := await remember_store(store, context["user_id"], text)) is not None:
+            notes.append(f"I'll use {picked.name} as your store.")
         workflow = WORKFLOW_OF.get(intent, "search")
         turn["workflow"] = workflow
         if question is None and intent == "apply_coupon":
@@ -251,6 +254,10 @@ class ShopNodes:
             if message.status == "error" or "error" in artifact:
                 failed = True
                 continue
+            if "product_level" in artifact:  # product-level state, kept across turns (state.py)
+                update["products"] = cache_products(update.get("products", state.get("products")),
+                                                    artifact["product_level"])
+                artifact = {k: v for k, v in artifact.items() if k != "product_level"}
             found.update(artifact)
             for key in ("products", "reviews", "cart", "coupons"):
                 if key in artifact:
@@ -364,12 +371,6 @@ class ShopNodes:
         current = turn.get("product_id") or (products[0]["id"] if len(products) == 1 else None)
         if current:
             update["current_product_id"] = current
-        cache = dict(state.get("products") or {})
-        for p in products:
-            cache[p["id"]] = p
-        if len(cache) > 50:
-            cache = dict(list(cache.items())[-50:])
-        update["products"] = cache
         memory = {k: list(v) for k, v in (state.get("memory") or {}).items()}
         lines = memory.setdefault(turn.get("workflow") or "search", [])
         lines += [{"role": "user", "text": turn["text"][:500]}, {"role": "assistant", "text": turn["answer"][:800]}]

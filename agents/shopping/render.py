@@ -87,6 +87,8 @@ def pending_card(pending: dict[str, Any], shopper_currency: str) -> Card:
             fields["Price"] = price_text(pending["unit_price"] * pending["quantity"], CATALOG_CURRENCY, shopper_currency)
     if pending.get("fulfillment"):
         fields["Fulfillment"] = pending["fulfillment"].replace("_", " ")
+        if pending.get("store"):
+            fields["Fulfillment"] += f" at {pending['store']}"
     return Card(
         title=title, subtitle="Waiting for your confirmation", fields=fields,
         actions=[Action(label="Confirm", value="yes", style="primary"), Action(label="Cancel", value="no", style="danger")],

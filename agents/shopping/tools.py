@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import Awaitable, Callable
+import re
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Annotated, Any, Literal
@@ -19,8 +20,9 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_stream_writer
 from langgraph.prebuilt import InjectedState
 
-from agents.shopping.models import CATALOG_CURRENCY, Product
+from agents.shopping.models import CATALOG_CURRENCY, Product, Store
 from agents.shopping.render import cart_data, compact, convert
+from agents.shopping.state import product_version
 from bot.events import Status
 
 MAX_QUANTITY = 99
@@ -100,8 +102,63 @@ async def _product(store: Any, product_id: str | None) -> Product:
     return product
 
 
+def _product_level(record: dict[str, Any], product: Product, **reviews: list[dict[str, Any]]) -> dict[str, Any]:
+    """An artifact's product-level findings (state.cache_products folds them into `products`)."""
+    return {product.id: {"version": product_version(product), "record": record, "reviews": reviews}}
+
+
+def _topic(question: str) -> str:
+    return " ".join(question.lower().split())
+
+
 async def _stock_total(store: Any, product_id: str) -> int:
     return sum(row.quantity for row in await store.stock(product_id))
+
+
+# The words a message that picks a store has ("at Umeda", "my store is …"): other messages cost no query.
+_STORE_HINT = re.compile(r"\b(?:at|from|stores?|shops?|branch)\b", re.IGNORECASE)
+
+
+def _store_phrase(name: str) -> str:
+    return r"\s+".join(re.escape(w) for w in name.split())
+
+
+def named_store(stores: Sequence[Store], text: str) -> Store | None:
+    """The store the text picks: its id or full name anywhere, or the part of its name that sets it
+    apart from the others ("Umeda" of "Concierge Shop Umeda") where a store is meant ("at Umeda",
+    "the Umeda store", "my store is Umeda"), so "I'm in Shibuya" names a place, not a store."""
+    if not stores:
+        return None
+    words = [s.name.split() for s in stores]
+    common = set.intersection(*(set(w) for w in words)) if len(stores) > 1 else set()
+    for s, name_words in zip(stores, words, strict=True):
+        own = " ".join(w for w in name_words if w not in common)
+        patterns = [rf"(?<![\w-]){re.escape(s.id)}(?![\w-])", rf"\b{_store_phrase(s.name)}\b"]
+        if own:
+            part = _store_phrase(own)
+            patterns += [rf"\b(?:at|from)\s+(?:the\s+)?{part}\b", rf"\b{part}\s+(?:store|shop|branch)\b",
+                         rf"\b(?:store|shop)\s+(?:is|will be|:)\s+(?:the\s+)?{part}\b"]
+        if any(re.search(p, text, re.IGNORECASE) for p in patterns):
+            return s
+    return None
+
+
+async def remember_store(store: Any, user_id: str, text: str) -> Store | None:
+    """User-level state: the store the text picks becomes the shopper's preferred store (in every
+    conversation), and its city theirs. The store when it was not their store yet, else None."""
+    if not _STORE_HINT.search(text):  # most messages name no store: no query for them
+        return None
+    chosen = named_store(await store.stores(), text)
+    if chosen is None:
+        return None
+    prefs = await store.get_prefs(user_id)
+    if prefs.store_id == chosen.id:
+        return None
+    update: dict[str, Any] = {"store_id": chosen.id}
+    if prefs.city != chosen.city:
+        update.update(city=chosen.city, latitude=chosen.latitude, longitude=chosen.longitude)
+    await store.set_prefs(prefs.model_copy(update=update))
+    return chosen
 
 
 def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
@@ -130,8 +187,9 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
         content = [{k: p[k] for k in ("id", "name", "brand", "price", "currency", "rating", "review_count", "stock")}
                    for p in shown]
+        level = {k: v for r, p in zip(shown, products, strict=True) for k, v in _product_level(r, p).items()}
         return _dump({"products": content, "filters": {"query": query, "category": category, **bound}},
-                     f"{len(content)} product(s) found"), {"products": shown}
+                     f"{len(content)} product(s) found"), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def product_details(
@@ -150,7 +208,9 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             "specs": product.specs, "variants": [v.model_dump() for v in product.variants],
             "fulfillment": [f.model_dump() for f in product.fulfillment], "description": product.description,
         }
-        return _dump(details, f"details of {product.name}"), {"products": [compact(product, stock=await _stock_total(store, product.id))], "details": details}
+        record = compact(product, stock=await _stock_total(store, product.id))
+        return _dump(details, f"details of {product.name}"), {
+            "products": [record], "details": details, "product_level": _product_level(record, product)}
 
     @tool(response_format="content_and_artifact")
     async def compare_products(
@@ -168,7 +228,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
-        return _dump({"compare": rows}, f"{len(rows)} products compared"), {"products": shown}
+        level = {k: v for r, p in zip(shown, products, strict=True) for k, v in _product_level(r, p).items()}
+        return _dump({"compare": rows}, f"{len(rows)} products compared"), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def review_search(
@@ -181,16 +242,23 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
             return _error(str(exc))
-        index = await shop.reviews()
-        if index is None:
-            return _error("Review search is not available.")
-        status(f"Reading reviews of {product.name}…")
-        await index.sync(store, [product.id])  # embeds only reviews not yet embedded
-        hits = await index.search(question, product_id=product.id, k=5)
-        reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
+        topic = _topic(question)
+        known = (state.get("products") or {}).get(product.id) or {}
+        if known.get("version") == product_version(product) and topic in (known.get("reviews") or {}):
+            status(f"Reviews of {product.name} (retrieved earlier in this conversation)")
+            reviews = known["reviews"][topic]  # the product is unchanged: no embedding, no search
+        else:
+            index = await shop.reviews()
+            if index is None:
+                return _error("Review search is not available.")
+            status(f"Reading reviews of {product.name}…")
+            await index.sync(store, [product.id])  # embeds only reviews not yet embedded
+            hits = await index.search(question, product_id=product.id, k=5)
+            reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
+        record = compact(product)
         return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
                        "reviews": reviews}, f"{len(reviews)} relevant review(s)"),
-                {"reviews": reviews, "products": [compact(product)]})
+                {"reviews": reviews, "products": [record], "product_level": _product_level(record, product, **{topic: reviews})})
 
     @tool(response_format="content_and_artifact")
     async def product_coupons(
@@ -207,7 +275,9 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         rows = [c.model_dump(mode="json") for c in coupons]
         out = {"product": product.name, "category": product.category, "price": product.price,
                "coupons": rows, "today": today.isoformat()}
-        return _dump(out, f"{len(rows)} coupon(s) valid"), {"coupons": rows, "products": [compact(product)]}
+        record = compact(product)
+        return _dump(out, f"{len(rows)} coupon(s) valid"), {
+            "coupons": rows, "products": [record], "product_level": _product_level(record, product)}
 
     @tool(response_format="content_and_artifact")
     async def view_cart(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -247,8 +317,12 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         if not location:
             return _error("Locate the user first.")
         status(f"Finding stores near {location['city']}…")
-        near = await store.stores_near(location["latitude"], location["longitude"], limit=4)
+        ranked = await store.stores_near(location["latitude"], location["longitude"], limit=100)
         prefs = await store.get_prefs(_context(state)["user_id"])
+        near = ranked[:4]
+        preferred = [(s, km) for s, km in ranked[4:] if s.id == prefs.store_id and s.city == location["city"]]
+        if preferred:  # the shopper's own store, even when four others are nearer
+            near = [*preferred, *near[:3]]
         near.sort(key=lambda pair: (pair[0].id != prefs.store_id, pair[1]))
         rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours} for s, km in near]
         return _dump({"stores": rows}, f"{len(rows)} store(s) nearby"), {"stores": rows}
@@ -334,8 +408,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             chosen = min(options, key=lambda o: (o["days"], o["fee"]))
         if kind and chosen["kind"] == kind and prefs.fulfillment != kind:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
-        out = {"fulfillment": chosen, "note": note}
-        return _dump(out, chosen["kind"].replace("_", " ")), out
+        out: dict[str, Any] = {"fulfillment": chosen, "note": note}
+        summary = chosen["kind"].replace("_", " ")
+        if chosen["kind"] == "pickup" and prefs.store_id:  # picked up at the shopper's own store
+            pickup = await store.get_store(prefs.store_id)
+            if pickup is not None:
+                out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
+                summary += f" at {pickup.name}"
+        return _dump(out, summary), out
 
     @tool(response_format="content_and_artifact")
     async def propose_cart_change(
@@ -350,6 +430,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         fulfillment = (_found(state).get("fulfillment") or {}).get("kind")
         pending = {"action": action, "product_id": item["product_id"], "quantity": item["quantity"],
                    "name": item["name"], "unit_price": item["unit_price"], "fulfillment": fulfillment}
+        if fulfillment == "pickup" and _found(state).get("store"):
+            pending["store"] = _found(state)["store"]["name"]
         return _dump({"pending": pending, "needs_confirmation": True}, "waiting for the shopper's confirmation"), {"pending": pending}
 
     return {t.name: t for t in (

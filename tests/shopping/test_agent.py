@@ -3,14 +3,19 @@ references, the staged agents, confirmation before any cart change, state scopes
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 from agents.shopping import prompts
 from agents.shopping.catalog import CatalogStore
+from agents.shopping.ingest import ingest_catalog
 from agents.shopping.reviews import ReviewIndex
 from bot.agent import TurnInput
 from bot.config import Settings
-from bot.events import Failure, Final, StreamEvent, ToolStarted
+from bot.events import Failure, Final, Status, StreamEvent, ToolStarted
 from bot.runtime import ConversationRuntime
 from tests.shopping.conftest import collect, key, shop_agent
 
@@ -28,6 +33,10 @@ def final(events: list[StreamEvent]) -> Final:
 
 def tools_started(events: list[StreamEvent]) -> list[str]:
     return [e.name for e in events if isinstance(e, ToolStarted)]
+
+
+def statuses(events: list[StreamEvent]) -> str:
+    return "\n".join(e.text for e in events if isinstance(e, Status))
 
 
 async def test_search_in_english_returns_products_with_cards_in_the_same_order(runtime: ConversationRuntime) -> None:
@@ -210,3 +219,70 @@ async def test_a_product_out_of_stock_everywhere_that_cannot_ship_is_refused_cle
     answer = final(await say(runtime, "/shop add lamp-990 to my cart"))
     assert "out of stock" in answer.text and "pending" not in answer.data
     assert (await store.get_cart("u1")).items == []
+
+
+async def checkpoint(runtime: ConversationRuntime, thread: str = "shop") -> dict[str, Any]:
+    """The conversation's checkpointed state (the contract for state scopes)."""
+    agent = runtime._agents["shop"]
+    record = await runtime.app_db.get_thread(key(thread).thread_id)
+    assert record is not None
+    return (await (await runtime._graph(agent)).aget_state(runtime._config(key(thread), agent, record.generation))).values
+
+
+async def test_the_store_a_shopper_picks_comes_first_in_their_other_conversations(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    await say(runtime, "/shop wireless earbuds under $100")
+    answer = final(await say(runtime, "is the first one in stock at the Umeda store?"))
+    assert "I'll use Concierge Shop Umeda as your store." in answer.text
+    prefs = await store.get_prefs("u1")
+    assert (prefs.store_id, prefs.city) == ("osaka-umeda", "Osaka")
+    # another thread of the same user: Umeda (the farthest of the four Osaka stores) is checked first
+    await say(runtime, "/shop running shoes", thread="other")
+    events = await say(runtime, "is the first one available near me?", thread="other")
+    assert tools_started(events) == ["locate_user", "find_stores", "check_stock"]
+    stores = (await checkpoint(runtime, "other"))["turn"]["found"]["stores"]
+    assert stores[0]["id"] == "osaka-umeda" and stores[0]["km"] > max(s["km"] for s in stores[1:])
+    # and a pickup in the purchase flow is at that store
+    asked = final(await say(runtime, "add the first one to my cart for pickup", thread="other"))
+    assert asked.cards[0].fields["Fulfillment"] == "pickup at Concierge Shop Umeda"
+
+
+async def test_my_store_is_sets_the_preferred_store(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    answer = final(await say(runtime, "/shop my store is Ginza", user="u2", thread="g"))
+    assert "Concierge Shop Ginza as your store" in answer.text
+    assert (await store.get_prefs("u2")).store_id == "tokyo-ginza"
+
+
+async def test_reviews_retrieved_for_a_product_are_reused_until_its_catalog_record_changes(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    shown = final(await say(runtime, "/shop wireless earbuds under $150")).data["products"]
+    first = await say(runtime, "what do people say about the battery of the first one?")
+    again = await say(runtime, "what do people say about the battery?")  # the same product, now current
+    assert "Reading reviews of" in statuses(first) and "retrieved earlier" in statuses(again)
+    assert final(again).data["reviews"] == final(first).data["reviews"]
+    entry = (await checkpoint(runtime))["products"][shown[0]["id"]]
+    assert list(entry["reviews"]) == ["battery"] and entry["record"]["name"] == shown[0]["name"]
+
+    product = await store.get_product(shown[0]["id"])
+    assert product is not None
+    await store.upsert_products([product.model_copy(update={"price": product.price + 1})])  # a catalog update
+    fresh = await say(runtime, "what do people say about the battery?")
+    assert "Reading reviews of" in statuses(fresh)
+    assert (await checkpoint(runtime))["products"][shown[0]["id"]]["record"]["price"] == product.price + 1
+
+
+async def test_a_product_card_shows_the_image_an_ingested_record_gives(
+    runtime: ConversationRuntime, store: CatalogStore, tmp_path: Path
+) -> None:
+    record = {"kind": "product", "id": "lamp-991", "name": "Paper Moon Lamp", "category": "home", "subcategory": "lamp",
+              "price": 42.0, "keywords": ["lamp"], "image_url": "https://images.example.com/lamp-991.jpg"}
+    feed = tmp_path / "products.jsonl"
+    feed.write_text(json.dumps(record) + "\n", encoding="utf-8")
+    assert (await ingest_catalog(store, feed)).loaded == 1
+    answer = final(await say(runtime, "/shop paper moon lamp"))
+    cards = {c.title: c for c in answer.cards}
+    assert cards["Paper Moon Lamp"].image_url == record["image_url"]
+    assert answer.data["products"][0]["image_url"] == record["image_url"]
+    assert all(c.image_url is None for title, c in cards.items() if title != "Paper Moon Lamp")  # demo products have none
