@@ -1,7 +1,8 @@
 """Soak: several `python -m bot slack` processes on one PostgreSQL, Slack deliveries for the same
 threads spread over them (interleaved, duplicated, retried when a process does not answer), the
 model failing a share of requests (429, 500, timeouts), one process SIGKILLed and started again
-mid-run, and another's turn-lock connection ended by the server while it holds turns. Counts every message sent, answered, answered twice, lost or answered out of order.
+mid-run, another's turn-lock connection ended by the server while it holds turns, and a third's
+connections (pool, lock, checkpoints) all ended at once. Counts every message sent, answered, answered twice, lost or answered out of order.
 
 `python -m bench soak [--minutes N]` runs it for N minutes (default: one round of threads) and
 prints sent/answered/duplicated/lost, p50/p99 turn and acknowledgement latency and each process's
@@ -74,6 +75,9 @@ class BotProcess:
         data_dir = work_dir / name  # its own: the shop's embedded Qdrant is one process's
         data_dir.mkdir(parents=True, exist_ok=True)
         self.env = {**env, "PORT": str(self.port), "CONCIERGE_DATA_DIR": str(data_dir)}
+        url = self.env.get("CONCIERGE_DATABASE_URL", "")
+        if url.startswith("postgres") and "application_name" not in url:  # its connections, by name
+            self.env["CONCIERGE_DATABASE_URL"] = f"{url}{'&' if '?' in url else '?'}application_name=soak-{name}"
         self.proc: asyncio.subprocess.Process | None = None
         self.log = Path(self.env["CONCIERGE_DATA_DIR"]) / "bot.log"
         self.rss_start = 0
@@ -130,6 +134,7 @@ class SoakReport:
     killed: int = 0
     killed_holding: int = 0  # turns queued or running in the killed process when it died
     connections_cut: int = 0  # turn-lock connections the server ended while they held turns
+    pool_cut: int = 0  # connections of one process (pool, lock, checkpoints) the server ended at once
     model_requests: int = 0
     model_faults: int = 0
     turn_latencies: list[float] = field(default_factory=list)
@@ -145,7 +150,7 @@ class SoakReport:
         lines = [
             f"soak: {self.processes} bot processes on one PostgreSQL, {self.threads} threads, {self.wall:.0f} s, "
             f"{self.killed} process SIGKILLed and restarted (holding {self.killed_holding} queued or running turns), "
-            f"{self.connections_cut} turn-lock connection cut",
+            f"{self.connections_cut} turn-lock connection cut, {self.pool_cut} connections of one process cut at once",
             f"  messages: sent {self.sent}, answered {self.answered}, answered with an error {self.failed}, "
             f"duplicated {self.duplicated}, lost {self.lost}, out of order {self.out_of_order}",
             f"  deliveries: {self.deliveries} ({self.duplicates_sent} duplicates, {self.retries_sent} retries after "
@@ -217,6 +222,8 @@ class Soak:
                 chaos = [asyncio.create_task(self._kill_one())] if self.kill and self.n_processes > 1 else []
                 if self.cut:
                     chaos.append(asyncio.create_task(self._cut_one()))
+                    if self.n_processes > 2:
+                        chaos.append(asyncio.create_task(self._cut_pool()))
                 try:
                     await self._converse()
                     await self._settle()
@@ -411,6 +418,20 @@ class Soak:
                 self.report.connections_cut += 1
                 return
             await asyncio.sleep(0.01)
+
+    async def _cut_pool(self) -> None:
+        """Once two thirds of the messages have been answered, have PostgreSQL end every connection
+        of one process at once (its shared pool, its lock connection, its checkpoints), as a
+        failover or a connection-killing proxy would."""
+        planned = (self.n_threads * self.messages) if not self.minutes else 60
+        await self._until(lambda: len(self._answered_markers()) >= 2 * planned // 3, "two thirds", within=600)
+        bot = self.bots[1]
+        cursor = await self.db.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
+            (f"soak-{bot.name}",),
+        )
+        row = await cursor.fetchone()
+        self.report.pool_cut = int(row[0]) if row else 0
 
     async def _owned_entries(self, pid: int) -> int:
         cursor = await self.db.execute(

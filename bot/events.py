@@ -104,6 +104,9 @@ class Failure(BaseModel):
     retry_after: float | None = None
 
 
+INTERNAL_ERROR = "Something went wrong on our side. Your conversation is intact; please try again."
+
+
 StreamEvent = Annotated[
     Status | Token | ToolStarted | ToolFinished | Final | Failure, Field(discriminator="type")
 ]

@@ -12,7 +12,18 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from bot.editor import MessageEditor, MessageSink, retrying, split_text
-from bot.events import Attachment, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+from bot.events import (
+    INTERNAL_ERROR,
+    Attachment,
+    Card,
+    Failure,
+    Final,
+    Status,
+    StreamEvent,
+    Token,
+    ToolFinished,
+    ToolStarted,
+)
 
 log = logging.getLogger(__name__)
 
@@ -188,6 +199,10 @@ class TurnRenderer:
             if self.final is None:
                 await self._stopped()
             raise
+        except Exception:  # the turn itself broke (not its rendering, which `_guard` keeps): say so
+            log.exception("a turn failed before it ended")
+            if self.final is None:
+                await self._guard(self._render(Failure(kind="internal", user_message=INTERNAL_ERROR)))
         finally:
             if pending is not None and not pending.done():
                 pending.cancel()

@@ -29,7 +29,18 @@ from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.events import Action, Card, Failure, Final, Status, StreamEvent, Token, ToolFinished, ToolStarted
+from bot.events import (
+    INTERNAL_ERROR,
+    Action,
+    Card,
+    Failure,
+    Final,
+    Status,
+    StreamEvent,
+    Token,
+    ToolFinished,
+    ToolStarted,
+)
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
@@ -47,6 +58,7 @@ AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the
 INTERRUPTED = "interrupted"  # thread note: a turn was stopped mid-flight (crash, shutdown)
 RESUMED_FOOTER = "\n\n_(Resumed after a restart: this request was interrupted and picked up where it stopped.)_"
 RERUN_LABEL = "Run it again"
+TURN_STAMP = "concierge_turn"  # checkpoint metadata: the turn (ThreadRecord.turn) that wrote it
 
 
 # Runs a turn queued by a process that died, in its place: (conversation, turn, whether it had
@@ -241,6 +253,20 @@ class ConversationRuntime:
             config = self._config(key, agent, record.generation)
             snapshot = await graph.aget_state(config)
             request = record.pending or {}
+            checkpointed = (snapshot.metadata or {}).get(TURN_STAMP)
+            if checkpointed is not None and checkpointed != record.turn:
+                # The turn stopped before its input reached the checkpoint: the last checkpoint is
+                # the turn before it (continuing would answer that one again), and no step of it
+                # ran, so it runs from its request, as if it were arriving now.
+                turn = self._interrupted_request(queued, request)
+                if turn is None:
+                    await self.app_db.update_thread(key.thread_id, note=None, pending=None, status_message=None)
+                    yield self._rerun_offer(key, request)
+                    return
+                log.info("turn %s of %s had not started; running it from its request", record.turn, key)
+                async for event in self._turn(key, turn, status=status):
+                    yield event
+                return
             if snapshot.next and not snapshot.interrupts and not agent.resumable:
                 log.info("turn %s of %s not resumed: %s does not repeat steps", record.turn, key, agent.name)
                 await self.app_db.update_thread(key.thread_id, note=None, pending=None, status_message=None)
@@ -253,6 +279,16 @@ class ConversationRuntime:
                 key, agent, graph, config, record, None, status=status, resumed=resumed or {}
             ):
                 yield event
+
+    @staticmethod
+    def _interrupted_request(queued: QueuedTurn | None, request: dict[str, Any]) -> TurnInput | None:
+        """The turn to run again for an interrupted one that never started: the adopted queue
+        entry's request as it arrived, else the command line recorded with the turn (None: it
+        carried files, which are not kept)."""
+        if queued is not None and queued.request:
+            return replayed(queued.request)
+        line = str(request.get("line") or "").strip()
+        return TurnInput.typed(line, user_id=str(request.get("user") or "user")) if line else None
 
     def _rerun_offer(self, key: ConversationKey, request: dict[str, Any]) -> Final:
         line = str(request.get("line") or "").strip()
@@ -609,7 +645,10 @@ class ConversationRuntime:
         try:
             async with asyncio.timeout(self.settings.turn_deadline):
                 if not resumed:
-                    async for event in self._stream(graph, config, graph_input, outcome):
+                    # Each checkpoint of the run names its turn, so a recovery can tell whether
+                    # this turn's input ever reached the checkpoint (see `recover`).
+                    stamped: RunnableConfig = {**config, "metadata": {**config.get("metadata", {}), TURN_STAMP: turn_no}}
+                    async for event in self._stream(graph, stamped, graph_input, outcome):
                         if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
                             current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
                         elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
@@ -642,11 +681,14 @@ class ConversationRuntime:
             final = Failure(kind="bad_input", user_message=str(exc))
         except Exception:
             log.exception("turn failed in %s", config["configurable"]["thread_id"])
-            final = Failure(kind="internal", user_message="Something went wrong on our side. Your conversation is intact; please try again.")
+            final = Failure(kind="internal", user_message=INTERNAL_ERROR)
         if status is not None:
             status.on_posted = None  # the answer replaces the status message from here on
         if isinstance(final, Failure):
-            await self._transition(key, current, TurnEvent.FAILED, pending=None, status_message=None)
+            try:
+                await self._transition(key, current, TurnEvent.FAILED, pending=None, status_message=None)
+            except Exception:  # the user is told all the same: a failure is never silent
+                log.exception("could not record the failed turn of %s", key.thread_id)
             yield final
             return
         current = await self._transition(key, current, TurnEvent.LLM_DONE)

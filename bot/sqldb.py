@@ -23,13 +23,14 @@ The core imports no agent: agents wrap `DatabaseError` in their own error type w
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 import weakref
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import date
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeVar
 
 from bot.sqlite import SqliteThread
 
@@ -43,9 +44,14 @@ __all__ = [
     "SqliteDatabase",
     "Transaction",
     "configure_pool_size",
+    "connection_lost",
     "migrate",
     "open_database",
+    "reconnecting",
 ]
+
+log = logging.getLogger(__name__)
+T = TypeVar("T")
 
 DEFAULT_POOL_SIZE = 10
 _pool_size = DEFAULT_POOL_SIZE
@@ -215,6 +221,43 @@ class SqliteDatabase(Database):
         return value.isoformat()
 
 
+# The server ended the session: an administrator or a failover (57P01-57P03), the connection
+# itself failing (class 08), or the client finding the socket gone (no SQLSTATE at all).
+_SESSION_ENDED = ("57P01", "57P02", "57P03")
+
+
+def connection_lost(exc: BaseException) -> bool:
+    """Whether psycopg raised `exc` because the connection is gone, not because of the statement."""
+    import psycopg
+
+    if not isinstance(exc, psycopg.OperationalError):
+        return False
+    state = exc.sqlstate
+    return state is None or state in _SESSION_ENDED or state.startswith("08")
+
+
+async def reconnecting(pool: Any, work: Callable[[], Awaitable[T]]) -> T:
+    """Run `work` (statements on a pooled connection); should the server have ended that
+    connection, check the pool (every other connection ended with it is dropped and replaced) and
+    run it once more on a live one. A pool's idle connections die together when the server ends
+    them (a failover, a proxy, `pg_terminate_backend`) and psycopg finds out only on their next
+    statement; without this, every turn would fail once per dead connection.
+
+    Only for idempotent work: a statement the server never ran, or an autocommit statement or a
+    transaction that the lost session rolled back. The one ambiguous case, a commit done just
+    before the session ended and its reply lost, runs it twice; every write here is an upsert, a
+    delete or an assignment, and `claim_delivery` knows its own earlier claim."""
+    try:
+        return await work()
+    except Exception as exc:
+        if not connection_lost(exc):
+            raise
+        log.warning("a PostgreSQL connection was ended by the server (%s); checking the pool, then retrying once",
+                    type(exc).__name__)
+    await pool.check()
+    return await work()
+
+
 class PostgresDatabase(Database):
     """A psycopg pool in autocommit mode with every statement prepared on first use
     (`prepare_threshold=0`, as LangGraph's checkpointer, which shares the pool, expects); writes
@@ -267,26 +310,38 @@ class PostgresDatabase(Database):
             raise DatabaseError(f"cannot connect to PostgreSQL: {type(exc).__name__}") from None
 
     async def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
-        async with self.pool.connection() as conn, conn.cursor() as cursor:
-            await cursor.execute(sql.replace("?", "%s"), params)
-            return list(await cursor.fetchall())
+        async def run() -> list[tuple[Any, ...]]:
+            async with self.pool.connection() as conn, conn.cursor() as cursor:
+                await cursor.execute(sql.replace("?", "%s"), params)
+                return list(await cursor.fetchall())
+
+        return await reconnecting(self.pool, run)
 
     async def fetch_dicts(self, sql: str, params: Sequence[Any] = ()) -> list[dict[str, Any]]:
         from psycopg.rows import dict_row
 
-        async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
-            await cursor.execute(sql.replace("?", "%s"), params)
-            return list(await cursor.fetchall())
+        async def run() -> list[dict[str, Any]]:
+            async with self.pool.connection() as conn, conn.cursor(row_factory=dict_row) as cursor:
+                await cursor.execute(sql.replace("?", "%s"), params)
+                return list(await cursor.fetchall())
+
+        return await reconnecting(self.pool, run)
 
     async def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
-        async with self.pool.connection() as conn:
-            cursor = await conn.execute(sql.replace("?", "%s"), params)
-            return int(cursor.rowcount or 0)
+        async def run() -> int:
+            async with self.pool.connection() as conn:
+                cursor = await conn.execute(sql.replace("?", "%s"), params)
+                return int(cursor.rowcount or 0)
+
+        return await reconnecting(self.pool, run)
 
     async def transaction(self, work: Callable[[Transaction], Awaitable[None]]) -> None:
-        async with self.pool.connection() as conn, conn.transaction():
-            async with conn.cursor() as cursor:
-                await work(Transaction(cursor, "%s"))
+        async def run() -> None:
+            async with self.pool.connection() as conn, conn.transaction():
+                async with conn.cursor() as cursor:
+                    await work(Transaction(cursor, "%s"))
+
+        await reconnecting(self.pool, run)
 
     async def _close(self) -> None:
         await self.pool.close()

@@ -44,6 +44,7 @@ from bot.sqldb import (
     Transaction,
     migrate,
     open_database,
+    reconnecting,
 )
 from bot.sqlite import SqliteCheckpointer, SqliteThread
 
@@ -327,16 +328,18 @@ class AppDatabase:
         if now - self._last_sweep > 60:
             self._last_sweep = now
             await self.execute("DELETE FROM concierge_deliveries WHERE expires_at < ?", (now,))
+        expires = now + ttl  # also this claim's mark: no other claim has the same float
         claimed = await self.execute(
             "INSERT INTO concierge_deliveries (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-            (delivery_id, now + ttl),
+            (delivery_id, expires),
         )
         if claimed:
             return True
-        # An expired row counts as unseen.
+        # An expired row counts as unseen; a row with this claim's own mark is this claim, its
+        # reply lost with a connection the server ended and the statement run again.
         return bool(await self.execute(
-            "UPDATE concierge_deliveries SET expires_at = ? WHERE id = ? AND expires_at < ?",
-            (now + ttl, delivery_id, now),
+            "UPDATE concierge_deliveries SET expires_at = ? WHERE id = ? AND (expires_at < ? OR expires_at = ?)",
+            (expires, delivery_id, now, expires),
         ))
 
     # --- token budget -------------------------------------------------------------------
@@ -1068,10 +1071,13 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                 Jsonb({**checkpoint, "channel_values": inline}),
                 Jsonb(get_serializable_checkpoint_metadata(config, metadata)),
             )
-            async with self._cursor(pipeline=True) as cur:
-                if blob_rows:
-                    await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
-                await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
+            async def put() -> None:
+                async with self._cursor(pipeline=True) as cur:
+                    if blob_rows:
+                        await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
+                    await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
+
+            await reconnecting(self.conn, put)  # upserts: safe to run again
             return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint["id"]}}
 
         async def aput_writes(
@@ -1087,8 +1093,14 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                 configurable["thread_id"], configurable["checkpoint_ns"], configurable["checkpoint_id"],
                 task_id, task_path, writes,
             )
-            async with self._cursor(pipeline=True) as cur:
-                await cur.executemany(query, rows)
+            async def put() -> None:
+                async with self._cursor(pipeline=True) as cur:
+                    await cur.executemany(query, rows)
+
+            await reconnecting(self.conn, put)  # keyed by task and index: safe to run again
+
+        async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+            return await reconnecting(self.conn, lambda: AsyncPostgresSaver.aget_tuple(self, config))
 
         async def _load_checkpoint_tuple(self, value: Any) -> CheckpointTuple:
             parent = value["parent_checkpoint_id"]

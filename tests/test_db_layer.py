@@ -212,3 +212,50 @@ async def test_langgraphs_own_postgres_saver_reads_what_the_runtime_wrote(tmp_pa
     latest = theirs[0].checkpoint["channel_values"]["messages"]
     assert [m.content for m in latest] == [m.content for m in ours[0].values["messages"]]
     assert "Notes about badgers" in latest[-1].content
+
+
+async def _end_connections(url: str, application_name: str) -> int:
+    """Have PostgreSQL end every connection named `application_name`, as a failover would."""
+    import psycopg
+
+    async with await psycopg.AsyncConnection.connect(url, autocommit=True) as conn:
+        cur = await conn.execute(
+            "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity WHERE application_name = %s",
+            (application_name,),
+        )
+        row = await cur.fetchone()
+        return int(row[0]) if row else 0
+
+
+async def test_turns_go_on_after_the_server_ends_every_connection_of_the_process(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """Every pooled connection (idle, so psycopg only finds out on its next statement) and the
+    turn-lock connection ended at once: the next turns are answered, the conversation keeps its
+    history, a delivery is still claimed exactly once, and the process holds live connections again."""
+    name = f"concierge-test-{uuid.uuid4().hex[:10]}"
+    settings = load_settings(
+        CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DB_POOL_SIZE=POOL_SIZE,
+        CONCIERGE_DATABASE_URL=f"{postgres_url}?application_name={name}", _env_file=None,
+    )
+    run = uuid.uuid4().hex[:8]
+    async with await ConversationRuntime.open(settings, agents=registered_agents()) as rt:
+        keys = [ConversationKey.console(f"ended-{run}-{i}") for i in range(POOL_SIZE)]
+
+        async def turn(key: ConversationKey, text: str, delivery: str | None = None) -> list[object]:
+            return [e async for e in rt.handle(key, TurnInput(text=text, user_id="u1", delivery_id=delivery))]
+
+        # Every pooled connection used (turns side by side), then idle in the pool.
+        await asyncio.gather(*(turn(key, "hello") for key in keys))
+        assert await _end_connections(postgres_url, name) >= 2  # the pool's and the lock connection
+
+        after = await asyncio.gather(*(turn(key, "hello again", f"d-{run}-{i}") for i, key in enumerate(keys)))
+        assert all(isinstance(events[-1], Final) for events in after), after
+        assert await turn(keys[0], "hello again", f"d-{run}-0") == []  # the same delivery: claimed once
+        chat = rt._agents["chat"]
+        graph = await rt._graph(chat)
+        for key in keys:  # both turns in the checkpoint: the earlier one was kept, the new one written
+            snapshot = await graph.aget_state(rt._config(key, chat, 0))
+            humans = [m.content for m in snapshot.values["messages"] if m.type == "human"]
+            assert humans == ["hello", "hello again"]
+        assert await _connections(postgres_url, name) >= 1

@@ -155,3 +155,37 @@ async def test_a_turn_stopped_by_shutdown_is_marked_and_resumes_with_a_valid_his
         assert isinstance(events[-1], Final) and "Notes about fast things" in events[-1].text
         record = await runtime.app_db.get_thread(key.thread_id)
         assert record is not None and record.state == "idle"
+
+
+async def test_a_turn_stopped_before_its_input_was_checkpointed_runs_its_own_request_on_recovery(
+    settings: Settings,
+) -> None:
+    """Stopped after the turn began but before its input reached the checkpoint (a process killed
+    at that moment): the last checkpoint is the turn before it, so continuing from it would answer
+    that earlier request again. Recovery runs the stopped turn's own request instead, once."""
+    key = ConversationKey.console("stopped-early")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        first = await collect(runtime.handle(key, TurnInput.typed("/echo look up apples")))
+        assert isinstance(first[-1], Final) and "apples" in first[-1].text
+
+        saver = runtime.checkpoints.saver
+        stuck = asyncio.Event()
+
+        async def never_writes(*args: Any, **kwargs: Any) -> Any:  # the moment the process died
+            stuck.set()
+            await asyncio.Event().wait()
+
+        saver.aput = never_writes  # type: ignore[method-assign]
+        tasks = TaskSupervisor()
+        tasks.spawn(collect(runtime.handle(key, TurnInput.typed("/echo look up pears"))), name="turn")
+        await asyncio.wait_for(stuck.wait(), timeout=30)
+        await tasks.close(within=0.1)
+        record = await runtime.app_db.get_thread(key.thread_id)
+        assert record is not None and record.note == "interrupted" and record.turn == 2
+
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        assert key.thread_id in runtime.interrupted_at_start
+        events = await collect(runtime.recover(key))
+        final = events[-1]
+        assert isinstance(final, Final) and "pears" in final.text and "apples" not in final.text
+        assert await collect(runtime.recover(key)) == []  # answered once

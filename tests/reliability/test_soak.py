@@ -1,7 +1,8 @@
 """Three bot processes on one PostgreSQL under interleaved, duplicated and retried Slack deliveries
 for the same threads, the model failing about one request in ten (429, 500, timeouts), one process
 SIGKILLed while it holds turns and started again, another's turn-lock connection ended by the
-server while it holds turns: every message is answered exactly once, in the
+server while it holds turns, a third's connections (pool, lock, checkpoints) all ended at once:
+every message is answered exactly once, in the
 order it arrived in its thread, and no user sees a traceback (bench/soak.py; `python -m bench soak
 --minutes N` runs it longer)."""
 
@@ -18,6 +19,7 @@ async def test_three_processes_answer_every_message_once_in_order_through_a_cras
     summary = report.summary()
     assert report.killed == 1 and report.killed_holding > 0, summary  # it died with turns to hand over
     assert report.connections_cut == 1, summary
+    assert report.pool_cut >= 2, summary  # a process's shared pool and lock connection, ended at once
     assert report.sent == 30, summary
     # Every message answered once: by the model, or, should it fail every attempt, by a plain
     # "try again later" (about one in ten thousand here).
