@@ -4,7 +4,7 @@
 
 Three labelled sets:
 
-- demo: `agents/shopping/data/review_queries.json`, shopper questions asked of one demo product's reviews
+- demo: `agents/shopping/eval/review_queries.json`, shopper questions asked of one demo product's reviews
   each (product filter, as the agent asks); only the products the questions name are embedded.
 - real dev / real held-out: `real_queries.json` over `real_reviews.jsonl` in --real-dir (by default
   `agents/shopping/eval/real/`: 303 third-party reviews, 153 English customer-review sentences and 150

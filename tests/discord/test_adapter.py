@@ -21,20 +21,7 @@ from bot.storage import AppDatabase
 from tests.fakes.discord_api import CHANNEL_ID, GUILD_ID, MESSAGE_CONTENT, FakeDiscordAPI
 from tests.slack.agents import CardsAgent, ReportAgent
 from tests.support.agents import ConfirmAgent
-from tests.support.bots import RunningDiscord, discord_settings, restore_discord_defaults, start_discord
-
-
-@pytest.fixture(autouse=True)
-def restore_discord_globals() -> Any:
-    yield
-    restore_discord_defaults()
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeDiscordAPI]:
-    async with FakeDiscordAPI() as fake:
-        yield fake
-
+from tests.support.bots import RunningDiscord, discord_settings, start_discord
 
 Running = RunningDiscord
 

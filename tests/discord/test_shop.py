@@ -4,29 +4,14 @@ pressed after the bot restarted."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
-
-import pytest
 
 from agents.shopping.catalog import CatalogStore
 from agents.shopping.reviews import ReviewIndex
 from tests.fakes.discord_api import FakeDiscordAPI, FakeMessage
 from tests.shopping.conftest import embeddings, review_index, seeded_catalog, shop_agent, store  # noqa: F401
-from tests.support.bots import discord_settings, restore_discord_defaults, start_discord
-
-
-@pytest.fixture(autouse=True)
-def restore_discord_globals() -> Any:
-    yield
-    restore_discord_defaults()
-
-
-@pytest.fixture
-async def api() -> AsyncIterator[FakeDiscordAPI]:
-    async with FakeDiscordAPI() as fake:
-        yield fake
+from tests.support.bots import discord_settings, start_discord
 
 
 async def card_with(api: FakeDiscordAPI, root: str, label: str, after: int = 0) -> tuple[FakeMessage, dict[str, Any]]:
