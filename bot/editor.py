@@ -35,6 +35,23 @@ class MessageSink(Protocol):
     async def edit(self, message_id: str, text: str) -> None: ...
 
 
+STATUS_LINE = "status"  # the one message id of a StatusLineSink
+
+
+class StatusLineSink:
+    """A sink for a status line that is always there (an assistant thread's, a terminal's):
+    posting to it is editing it."""
+
+    max_chars: int
+
+    async def post(self, text: str) -> str:
+        await self.edit(STATUS_LINE, text)
+        return STATUS_LINE
+
+    async def edit(self, message_id: str, text: str) -> None:
+        raise NotImplementedError
+
+
 # --- splitting ------------------------------------------------------------------------------
 def clip(text: str, limit: int) -> str:
     """`text` cut to at most `limit` characters, an ellipsis marking the cut."""

@@ -17,7 +17,7 @@ import aiohttp
 from bot.agent import IncomingFile, TurnInput
 from bot.attachments import FileRejected
 from bot.commands import RESET, Command
-from bot.config import Settings
+from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.locale import currency_for_locale
@@ -37,6 +37,16 @@ RESET_ELSEWHERE = (
     "Each command starts its own thread, so there is nothing to reset here. "
     "In a direct message with me, `/reset` starts a fresh conversation."
 )
+
+
+def require_settings(settings: Settings, platform: str, needed: dict[str, str]) -> dict[str, str]:
+    """The secret values of the settings in `needed` (environment name → where to find the value);
+    one ConfigError naming every one that is unset, so an operator fixes them all in one go."""
+    values = {name: getattr(settings, name.lower()) for name in needed}
+    missing = [f"  {name}: {hint}" for name, hint in needed.items() if values[name] is None]
+    if missing:
+        raise ConfigError(f"{platform} is not configured:\n" + "\n".join(missing))
+    return {name: value.get_secret_value() for name, value in values.items()}
 
 
 def locale_fields(locale: str | None, timezone: str | None = None) -> dict[str, str]:
@@ -124,6 +134,12 @@ class PlatformBot:
     def plain(self, text: str) -> str:
         """Plain words as the platform's markup, for replies outside a turn (`Surface.plain` inside)."""
         return text
+
+    async def bind_command_thread(self, key: ConversationKey, turn: TurnInput) -> None:
+        """Record the thread a command opened, with the command's agent, before its turn starts, so
+        a reply there reaches that agent through whichever replica the platform delivers it to."""
+        command = self.runtime.commands.get(turn.command or "")
+        await self.runtime.bind(key, command.agent if command is not None else None)
 
     # --- turns a restart stopped -----------------------------------------------------------------
     def recover_interrupted(self) -> None:

@@ -129,6 +129,14 @@ class StatusMessage:
             await self.on_posted(message_id)
 
 
+def web_url(url: str | None, max_chars: int | None = None) -> str | None:
+    """A card's link or image address, if it is a web address a platform can open (not
+    `javascript:`, not a local path) and fits in `max_chars`."""
+    if url and url.startswith(("https://", "http://")) and (max_chars is None or len(url) <= max_chars):
+        return url
+    return None
+
+
 def progress_line(event: Status | ToolStarted | ToolFinished) -> str:
     if isinstance(event, Status):
         return event.text

@@ -16,6 +16,7 @@ from typing import TextIO
 from bot.agent import IncomingFile, TurnInput
 from bot.app import App
 from bot.conversation import ConversationKey
+from bot.editor import STATUS_LINE, StatusLineSink
 from bot.events import Attachment, Card, Failure, Final, StreamEvent
 from bot.render import Surface, TurnRenderer
 
@@ -28,17 +29,13 @@ def render_card(card: Card) -> str:
     return "\n".join(lines)
 
 
-class StatusLine:
+class StatusLine(StatusLineSink):
     """The terminal's status message: one line rewritten in place on a terminal; elsewhere each
     new text is a line of its own."""
 
     def __init__(self, out: TextIO) -> None:
         self.out, self.live, self.shown = out, out.isatty(), ""
         self.max_chars = shutil.get_terminal_size((100, 20)).columns - 1 if self.live else 100_000
-
-    async def post(self, text: str) -> str:
-        await self.edit("status", text)
-        return "status"
 
     async def edit(self, message_id: str, text: str) -> None:
         text = " ".join(text.split())[-self.max_chars :]
@@ -76,7 +73,7 @@ class TerminalSurface(Surface):
         await self.post(text)
 
     async def delete(self, message_id: str) -> None:
-        if message_id == "status":
+        if message_id == STATUS_LINE:
             self.status.clear()
 
     def progress_markup(self, line: str) -> str:
@@ -105,8 +102,10 @@ def load_attachment(path: str) -> IncomingFile:
     return IncomingFile(filename=file.name, content=file.read_bytes(), mime_type=mime)
 
 
-def _surface(app: App, key: ConversationKey, out: TextIO) -> TerminalSurface:
-    return TerminalSurface(out, app.settings.data_dir / "files" / key.thread_id.replace(":", "_"))
+async def render(app: App, key: ConversationKey, events: AsyncIterator[StreamEvent], out: TextIO) -> StreamEvent | None:
+    """A turn shown in the terminal; the files it sends are kept under the data dir."""
+    surface = TerminalSurface(out, app.settings.data_dir / "files" / key.thread_id.replace(":", "_"))
+    return await TurnRenderer(surface, working="").run(events)
 
 
 async def _or_nothing_waiting(events: AsyncIterator[StreamEvent]) -> AsyncIterator[StreamEvent]:
@@ -137,7 +136,7 @@ async def ask(
         else:
             events = runtime.handle(key, TurnInput.typed(text, user_id=user, attachments=files))
         if not as_json:
-            return 0 if isinstance(await TurnRenderer(_surface(app, key, out), working="").run(events), Final) else 1
+            return 0 if isinstance(await render(app, key, events, out), Final) else 1
         last = None
         async for last in events:
             out.write(json.dumps(last.model_dump(mode="json"), ensure_ascii=False) + "\n")
@@ -153,7 +152,7 @@ async def chat(app: App, *, agent: str | None, thread: str, user: str = "console
         print(f"Concierge — model: {app.settings.llm_mode}; commands: {', '.join(c.slash for c in runtime.commands)}, /quit")
         if key.thread_id in runtime.interrupted_at_start:  # answer the request a restart stopped
             print("bot › (your last request here was interrupted by a restart; resuming it)")
-            await TurnRenderer(_surface(app, key, sys.stdout), working="").run(runtime.recover(key))
+            await render(app, key, runtime.recover(key), sys.stdout)
         default = runtime.commands.for_agent(agent) if agent else None
         while True:
             try:
@@ -168,4 +167,4 @@ async def chat(app: App, *, agent: str | None, thread: str, user: str = "console
                 if turn.command is None and default is not None:
                     turn = turn.but(command=default.name)
                 print("bot › ", end="", flush=True)
-                await TurnRenderer(_surface(app, key, sys.stdout), working="").run(runtime.handle(key, turn))
+                await render(app, key, runtime.handle(key, turn), sys.stdout)

@@ -135,9 +135,7 @@ class DiscordBot(PlatformBot):
         if interaction.guild_id is not None:
             name = f"/{turn.command} {turn.text}".strip()[:THREAD_NAME_MAX] or turn.command or "conversation"
             channel = await root.create_thread(name=name)
-            command = self.runtime.commands.get(turn.command or "")
-            # Recorded before the turn starts, so a reply there is routed by any replica.
-            await self.runtime.bind(conversation_key(channel), command.agent if command is not None else None)
+            await self.bind_command_thread(conversation_key(channel), turn)
         elif channel is None:
             channel = await interaction.user.create_dm()
 

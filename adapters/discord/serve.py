@@ -18,24 +18,18 @@ from adapters.discord.app import DiscordBot, intents
 from adapters.discord.commands import commands_schema
 from bot.app import App
 from bot.config import ConfigError, Settings
-from bot.loop import startup_complete
-from bot.platform import SHUTDOWN_GRACE
+from bot.platform import require_settings, serving
 from bot.supervisor import stop_signal
 
 log = logging.getLogger(__name__)
 
 
-def point_at(settings: Settings) -> None:
-    """REST calls go to DISCORD_API_BASE_URL (a plain Client would use discord.com regardless)."""
-    Route.BASE = settings.discord_api_base_url.rstrip("/")
-
-
 async def logged_in(client: discord.Client, settings: Settings) -> None:
-    if settings.discord_bot_token is None:
-        raise ConfigError("Discord is not configured:\n  DISCORD_BOT_TOKEN: the bot token, from the developer portal → Bot")
-    point_at(settings)
+    needed = {"DISCORD_BOT_TOKEN": "the bot token, from the developer portal → Bot"}
+    token = require_settings(settings, "Discord", needed)["DISCORD_BOT_TOKEN"]
+    Route.BASE = settings.discord_api_base_url.rstrip("/")  # a plain Client would use discord.com regardless
     try:
-        await client.login(settings.discord_bot_token.get_secret_value())
+        await client.login(token)
     except discord.LoginFailure:
         raise ConfigError("Discord rejected the bot token (DISCORD_BOT_TOKEN).") from None
 
@@ -81,15 +75,13 @@ async def _run(app: App, runtime: Any, shards: int | None, stop: asyncio.Event, 
     connection: asyncio.Task[None] | None = None
     try:
         connection = await connect(client, settings)
-        startup_complete()
-        stopping = asyncio.create_task(stop.wait())
-        await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
-        stopping.cancel()
-        if connection.done():
-            connection.result()  # a fatal gateway error (intents, token) surfaces here
+        async with serving(bot):
+            stopping = asyncio.create_task(stop.wait())
+            await asyncio.wait({connection, stopping}, return_when=asyncio.FIRST_COMPLETED)
+            stopping.cancel()
+            if connection.done():
+                connection.result()  # a fatal gateway error (intents, token) surfaces here
     finally:
-        log.info("shutting down: waiting for turns in progress")
-        await bot.close(within=SHUTDOWN_GRACE)
         with contextlib.suppress(Exception):
             await asyncio.wait_for(client.close(), 10)
         if connection is not None:

@@ -14,7 +14,7 @@ import discord
 from bot.conversation import ConversationKey
 from bot.editor import MessageGone, clip
 from bot.events import Attachment, Card
-from bot.render import Surface
+from bot.render import Surface, web_url
 
 log = logging.getLogger(__name__)
 
@@ -30,13 +30,13 @@ RESUME_PREFIX = "r:"  # custom_id prefix of buttons that answer a graph waiting 
 
 def card_embed(card: Card) -> discord.Embed:
     embed = discord.Embed(
-        title=clip(card.title, 256), url=card.url if card.url and card.url.startswith("http") else None,
+        title=clip(card.title, 256), url=web_url(card.url),
         description=clip(card.subtitle, EMBED_DESCRIPTION_MAX) or None,
     )
     for name, value in list(card.fields.items())[:EMBED_FIELDS_MAX]:
         if str(value).strip():
             embed.add_field(name=clip(name, 256), value=clip(str(value), 1024), inline=True)
-    if card.image_url and card.image_url.startswith("http"):
+    if web_url(card.image_url):
         embed.set_thumbnail(url=card.image_url)
     return embed
 

@@ -36,12 +36,12 @@ from adapters.slack.blocks import (
 )
 from adapters.slack.files import fetch_file
 from adapters.slack.mrkdwn import escape, to_mrkdwn
-from adapters.slack.surface import DM_THREAD, Place, SlackSurface, error_code
+from adapters.slack.surface import Place, SlackSurface, error_code
 from bot.agent import IncomingFile, TurnInput
 from bot.commands import Command, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
-from bot.platform import PlatformBot, Profiles, locale_fields
+from bot.platform import PlatformBot, Profiles, locale_fields, require_settings
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
 from bot.supervisor import AckFirst
@@ -54,6 +54,11 @@ INCOMPLETE_COMMAND = (
     "Slack did not say which channel or user this command came from, so I can't answer it. "
     "Please try again from a channel or a direct message with me."
 )
+REQUIRED = {  # setting → where its value is found
+    "SLACK_BOT_TOKEN": "the Bot User OAuth Token (xoxb-…), from OAuth & Permissions",
+    "SLACK_SIGNING_SECRET": "from Basic Information → App Credentials",
+}
+SOCKET_MODE_REQUIRED = {"SLACK_APP_TOKEN": "an app-level token (xapp-…) with connections:write, for Socket Mode"}
 _MENTION = re.compile(r"<@([UW][A-Z0-9]+)(?:\|[^>]*)?>")
 _LINK = re.compile(r"<((?:https?|mailto):[^|>]+)(?:\|([^>]*))?>")
 _CHANNEL = re.compile(r"<#([CG][A-Z0-9]+)(?:\|([^>]*))?>")
@@ -108,11 +113,10 @@ def retry_after(response: HttpResponse | None) -> float | None:
 def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
     """The Web API client at SLACK_API_BASE_URL. Every call made with it (the editor's and the rest)
     waits out rate limits (RateLimitRetryHandler) and retries 5xx answers and dropped connections."""
-    if settings.slack_bot_token is None:
-        raise ConfigError("SLACK_BOT_TOKEN is not set (the bot token, xoxb-…).")
+    token = require_settings(settings, "Slack", {"SLACK_BOT_TOKEN": REQUIRED["SLACK_BOT_TOKEN"]})["SLACK_BOT_TOKEN"]
     base = settings.slack_api_base_url
     return AsyncWebClient(
-        token=settings.slack_bot_token.get_secret_value(),
+        token=token,
         base_url=base if base.endswith("/") else base + "/",
         session=session,
         timeout=30,
@@ -176,14 +180,13 @@ class SlackBot(PlatformBot):
         *,
         client: AsyncWebClient | None = None,
     ) -> None:
-        if settings.slack_signing_secret is None:
-            raise ConfigError("SLACK_SIGNING_SECRET is not set (Basic Information → Signing Secret).")
+        secret = require_settings(settings, "Slack", REQUIRED)["SLACK_SIGNING_SECRET"]
         self.ack_first = AckFirst()
         super().__init__(settings, runtime, gate=self.ack_first.wait)
         self.client = client or make_client(settings)
         self.app = AsyncApp(
             client=self.client,
-            signing_secret=settings.slack_signing_secret.get_secret_value(),
+            signing_secret=secret,
             name="concierge",
             logger=logging.getLogger("adapters.slack.bolt"),
         )
@@ -215,9 +218,7 @@ class SlackBot(PlatformBot):
     async def recovery_surface(self, key: ConversationKey, record: ThreadRecord) -> SlackSurface | None:
         if len(key.parts) != 3:
             return None
-        team, channel, thread_ts = key.parts
-        user = str((record.pending or {}).get("user") or "")
-        return self.surface(Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user))
+        return self.surface(Place.of(key, str((record.pending or {}).get("user") or "")))
 
     def surface(self, place: Place, respond: AsyncRespond | None = None) -> SlackSurface:
         return SlackSurface(
@@ -302,10 +303,7 @@ class SlackBot(PlatformBot):
             return
         if not in_dm:
             place = replace(place, thread_ts=str(root["ts"]))
-            command = self.runtime.commands.get(turn.command or "")
-            # Recorded before the turn starts, so a reply there reaches the right agent through
-            # whichever process Slack delivers it to.
-            await self.runtime.bind(place.key, command.agent if command is not None else None)
+            await self.bind_command_thread(place.key, turn)
         await self.run(self.surface(place, respond), place.key, turn)
 
     # --- messages -------------------------------------------------------------------------
@@ -396,14 +394,12 @@ class SlackBot(PlatformBot):
         self.tasks.spawn(self._resume(body, action, *parsed), name="slack resume")
 
     async def _resume(self, body: dict[str, Any], action: dict[str, Any], key: ConversationKey, value: str) -> None:
-        user = str(body["user"]["id"])
-        message = body.get("message") or {}
-        team, channel, thread_ts = key.parts
-        place = Place(channel, None if thread_ts == DM_THREAD else thread_ts, team, user)
-        where = TurnInput(text=value, user_id=user, workspace_id=team, channel_id=channel, direct=is_dm(channel))
+        place = Place.of(key, str(body["user"]["id"]))
+        channel, user, message = place.channel, place.user_id, body.get("message") or {}
+        where = TurnInput(text=value, user_id=user, workspace_id=place.team_id, channel_id=channel, direct=is_dm(channel))
         refusal = self.refusal(where)
         if refusal is not None:  # told privately; the buttons stay
-            await self.client.chat_postEphemeral(channel=channel, user=user, thread_ts=place.thread_ts, text=self.plain(refusal))
+            await self.surface(place).report(self.plain(refusal))
             return
 
         async def mark_answered() -> None:

@@ -21,6 +21,7 @@ from adapters.slack.mrkdwn import escape, plain, to_mrkdwn
 from bot.conversation import ConversationKey
 from bot.editor import clip
 from bot.events import Card
+from bot.render import web_url
 
 MAX_BLOCKS = 50  # per message (https://docs.slack.dev/reference/block-kit/blocks)
 MAX_FIELDS = SectionBlock.fields_max_length
@@ -42,17 +43,11 @@ def _label(text: str) -> PlainTextObject:
     return PlainTextObject(text=clip(text, ButtonElement.text_max_length), emoji=True)
 
 
-def _web_url(url: str | None) -> str | None:
-    if url and url.startswith(("https://", "http://")) and len(url) <= ButtonElement.url_max_length:
-        return url
-    return None
-
-
 # --- cards ------------------------------------------------------------------------------------
 def card_blocks(card: Card, key: ConversationKey, *, index: int = 0) -> list[Block]:
     """A card: title (linked), subtitle, fields, thumbnail; a row of map/link and action buttons."""
     title = escape(card.title)
-    url = _web_url(card.url)
+    url = web_url(card.url, ButtonElement.url_max_length)
     heading = f"*<{url}|{title}>*" if url else f"*{title}*"
     text = heading + (f"\n{to_mrkdwn(card.subtitle)}" if card.subtitle else "")
     fields = [
@@ -60,7 +55,7 @@ def card_blocks(card: Card, key: ConversationKey, *, index: int = 0) -> list[Blo
         for name, value in card.fields.items()
         if str(value).strip()
     ]
-    image = _web_url(card.image_url)
+    image = web_url(card.image_url, ButtonElement.url_max_length)
     alt_text = clip(card.title, ImageElement.alt_text_max_length)
     thumbnail = ImageElement(image_url=image, alt_text=alt_text) if image else None
     blocks: list[SectionBlock | ActionsBlock] = [

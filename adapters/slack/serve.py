@@ -11,11 +11,11 @@ from aiohttp import web
 from slack_bolt.request.internals import parse_body
 from slack_sdk.signature import SignatureVerifier
 
-from adapters.slack.app import SlackBot, make_client
+from adapters.slack.app import REQUIRED, SOCKET_MODE_REQUIRED, SlackBot, make_client
 from adapters.slack.manifest import EVENTS_PATH
 from bot.app import App
-from bot.config import ConfigError, Settings
-from bot.platform import serving
+from bot.config import Settings
+from bot.platform import require_settings, serving
 from bot.supervisor import stop_signal
 
 log = logging.getLogger(__name__)
@@ -75,25 +75,12 @@ def web_app(bot: SlackBot) -> web.Application:
     return app
 
 
-def check_settings(settings: Settings, *, socket: bool) -> None:
-    """Every Slack setting the chosen mode needs, or one ConfigError naming all that are missing."""
-    missing = []
-    if settings.slack_bot_token is None:
-        missing.append("  SLACK_BOT_TOKEN: the Bot User OAuth Token (xoxb-…), from OAuth & Permissions")
-    if settings.slack_signing_secret is None:
-        missing.append("  SLACK_SIGNING_SECRET: from Basic Information → App Credentials")
-    if socket and settings.slack_app_token is None:
-        missing.append("  SLACK_APP_TOKEN: an app-level token (xapp-…) with connections:write, for Socket Mode")
-    if missing:
-        raise ConfigError("Slack is not configured:\n" + "\n".join(missing))
-
-
 async def serve(app: App, *, socket: bool = False) -> None:
     """Run until SIGINT/SIGTERM: HTTP on settings.port (signature verification on), or Socket Mode.
     A configuration problem (missing setting, token Slack refuses) raises ConfigError with a
     readable, secret-free message; `python -m bot` prints it and exits with status 2."""
     settings = app.settings
-    check_settings(settings, socket=socket)
+    require_settings(settings, "Slack", REQUIRED | (SOCKET_MODE_REQUIRED if socket else {}))
     async with (
         stop_signal() as stop,
         aiohttp.ClientSession() as session,

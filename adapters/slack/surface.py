@@ -17,7 +17,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import Block, card_messages, without_images
 from adapters.slack.mrkdwn import escape, to_mrkdwn
 from bot.conversation import ConversationKey
-from bot.editor import MessageGone, MessageSink
+from bot.editor import STATUS_LINE, MessageGone, MessageSink, StatusLineSink
 from bot.events import Attachment, Card
 from bot.render import Surface
 
@@ -55,6 +55,12 @@ class Place:
     def key(self) -> ConversationKey:
         """The conversation: the thread's, or at a DM's top level its one rolling conversation."""
         return ConversationKey.slack(self.team_id, self.channel, self.thread_ts or DM_THREAD)
+
+    @classmethod
+    def of(cls, key: ConversationKey, user_id: str) -> Place:
+        """The place a conversation key names (`key`'s inverse), answering `user_id`."""
+        team, channel, thread_ts = key.parts
+        return cls(channel, None if thread_ts == DM_THREAD else thread_ts, team, user_id)
 
 
 class StreamSink:
@@ -108,7 +114,7 @@ class StreamSink:
             await self._stream.stop()
 
 
-class AssistantStatusSink:
+class AssistantStatusSink(StatusLineSink):
     """The assistant thread's status line (assistant.threads.setStatus; "" clears it). Cosmetic:
     failures are logged and dropped rather than delaying the answer."""
 
@@ -118,10 +124,6 @@ class AssistantStatusSink:
         self.client = client
         self.channel = channel
         self.thread_ts = thread_ts
-
-    async def post(self, text: str) -> str:
-        await self.edit("status", text)
-        return "status"
 
     async def edit(self, message_id: str, text: str) -> None:
         try:
@@ -215,7 +217,7 @@ class SlackSurface(Surface):
 
     async def clear_progress(self, message_id: str | None) -> None:
         if self.assistant_status is not None:
-            await self.assistant_status.edit("status", "")
+            await self.assistant_status.edit(STATUS_LINE, "")
         elif message_id is not None:
             await self.delete(message_id)
 
