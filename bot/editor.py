@@ -8,7 +8,7 @@ import logging
 import re
 import time
 from collections.abc import Awaitable, Callable
-from typing import Protocol, TypeVar
+from typing import Protocol, TypeGuard, TypeVar
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
@@ -58,7 +58,13 @@ def clip(text: str, limit: int) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")  # a code fence line: indent, fence, info string
+
+
+def closes_fence(match: re.Match[str] | None, fence: str) -> TypeGuard[re.Match[str]]:
+    """Whether a FENCE match closes the code block `fence` opened (same character, at least as
+    long, nothing after it)."""
+    return match is not None and match.group(2)[0] == fence[0] and len(match.group(2)) >= len(fence) and not match.group(3).strip()
 
 
 def _blocks(text: str) -> list[str]:
@@ -67,14 +73,14 @@ def _blocks(text: str) -> list[str]:
     current: list[str] = []
     fence: str | None = None
     for line in text.split("\n"):
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is None and match:
             fence = match.group(2)
             current.append(line)
             continue
         if fence is not None:
             current.append(line)
-            if match and match.group(2).startswith(fence[0]) and len(match.group(2)) >= len(fence) and not match.group(3).strip():
+            if closes_fence(match, fence):
                 fence = None
             continue
         if line.strip() == "":
@@ -110,11 +116,11 @@ def _split_words(text: str, limit: int) -> list[str]:
 def _split_block(block: str, limit: int) -> list[str]:
     """Split one oversized block by lines (re-opening a code fence in every part), then words."""
     lines = block.split("\n")
-    fence_open = _FENCE.match(lines[0]) if lines else None
+    fence_open = FENCE.match(lines[0]) if lines else None
     if fence_open:
         opener = lines[0]
         closer = fence_open.group(1) + fence_open.group(2)
-        body = lines[1:-1] if len(lines) > 1 and _FENCE.match(lines[-1]) else lines[1:]
+        body = lines[1:-1] if len(lines) > 1 and FENCE.match(lines[-1]) else lines[1:]
         room = limit - len(opener) - len(closer) - 2
         parts: list[str] = []
         current: list[str] = []

@@ -228,8 +228,13 @@ class PlatformBot:
         delivery_id: str | None = None, answered: Callable[[], Awaitable[None]] | None = None,
     ) -> None:
         """A button press answering the conversation's waiting question (or running the command
-        line it carries). With `answered`, nothing is shown until the press turns out to answer
-        something; then `answered()` (e.g. mark the buttons answered) and the turn are shown."""
+        line it carries). A press the access policy refuses is told so privately (the buttons
+        stay). With `answered`, nothing is shown until the press turns out to answer something;
+        then `answered()` (e.g. mark the buttons answered) and the turn are shown."""
+        refusal = self.refusal(origin)
+        if refusal is not None:
+            await surface.report(surface.plain(refusal))
+            return
         status = StatusMessage()
         events = self.runtime.resume(
             key, value, user_id=origin.user_id, delivery_id=delivery_id, origin=origin, status=status

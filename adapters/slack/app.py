@@ -27,13 +27,7 @@ from slack_sdk.http_retry.response import HttpResponse
 from slack_sdk.http_retry.state import RetryState
 from slack_sdk.web.async_client import AsyncWebClient
 
-from adapters.slack.blocks import (
-    LINK_ACTION,
-    RESUME_ACTION,
-    answered_blocks,
-    quote_command,
-    user_link,
-)
+from adapters.slack.blocks import RESUME_ACTION, answered_blocks, quote_command, user_link
 from adapters.slack.files import fetch_file
 from adapters.slack.mrkdwn import escape, to_mrkdwn
 from adapters.slack.surface import Place, SlackSurface, error_code
@@ -238,7 +232,6 @@ class SlackBot(PlatformBot):
         app.event("app_mention")(self.on_mention)
         app.event("message")(self.on_message)
         app.action(re.compile(rf"^{re.escape(RESUME_ACTION)}\."))(self.on_resume_button)
-        app.action(re.compile(rf"^{re.escape(LINK_ACTION)}\."))(self.on_link_button)
         # Registered last, so it only sees what no listener above took: acknowledged with 200
         # (a 404 makes Slack retry the event and, in time, turn the subscription off).
         app.event(re.compile(r".*"))(self.on_other_event)
@@ -249,7 +242,7 @@ class SlackBot(PlatformBot):
         log.debug("Slack event %s ignored", event.get("type"))
 
     async def on_other_action(self, ack: AsyncAck, action: dict[str, Any]) -> None:
-        await ack()  # e.g. a button on an old message whose feature is gone
+        await ack()  # URL buttons (they open in the browser), or a button whose feature is gone
         log.debug("Slack action %s ignored", str(action.get("action_id"))[:80])
 
     async def on_error(self, error: Exception, body: dict[str, Any]) -> None:
@@ -380,9 +373,6 @@ class SlackBot(PlatformBot):
         return await fetch_file(self.client, self.http(), meta, self.settings.max_attachment_bytes)
 
     # --- buttons --------------------------------------------------------------------------
-    async def on_link_button(self, ack: AsyncAck) -> None:
-        await ack()  # URL buttons open in the browser; Slack still expects an acknowledgement
-
     async def on_resume_button(self, ack: AsyncAck, body: dict[str, Any], action: dict[str, Any]) -> None:
         await ack()
         parsed = ConversationKey.from_button_payload(str(action.get("value") or ""), "slack")
@@ -397,10 +387,6 @@ class SlackBot(PlatformBot):
         place = Place.of(key, str(body["user"]["id"]))
         channel, user, message = place.channel, place.user_id, body.get("message") or {}
         where = TurnInput(text=value, user_id=user, workspace_id=place.team_id, channel_id=channel, direct=is_dm(channel))
-        refusal = self.refusal(where)
-        if refusal is not None:  # told privately; the buttons stay
-            await self.surface(place).report(self.plain(refusal))
-            return
 
         async def mark_answered() -> None:
             if not (message.get("ts") and message.get("blocks")):

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-_FENCE = re.compile(r"^(\s*)(`{3,}|~{3,})(.*)$")
+from bot.editor import FENCE, closes_fence
+
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1")
 _IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
 _LINK = re.compile(r"\[([^\]]+)\]\(\s*<?([^)\s>]+)>?(?:\s+\"[^\"]*\")?\s*\)")
@@ -29,13 +30,13 @@ def to_mrkdwn(markdown: str) -> str:
     out: list[str] = []
     fence: str | None = None
     for line in markdown.split("\n"):
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if fence is None and match:
             fence = match.group(2)
             out.append(match.group(1) + "```")  # Slack ignores language hints and shows them as code
             continue
         if fence is not None:
-            if match and match.group(2)[0] == fence[0] and len(match.group(2)) >= len(fence) and not match.group(3).strip():
+            if closes_fence(match, fence):
                 fence = None
                 out.append(match.group(1) + "```")
             else:
