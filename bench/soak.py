@@ -2,7 +2,9 @@
 threads spread over them (interleaved, duplicated, retried when a process does not answer), the
 model failing a share of requests (429, 500, timeouts), one process SIGKILLed and started again
 mid-run, another's turn-lock connection ended by the server while it holds turns, and a third's
-connections (pool, lock, checkpoints) all ended at once. Counts every message sent, answered, answered twice, lost or answered out of order.
+connections (pool, lock, checkpoints) all ended at once; meanwhile the worker refreshes hotel rates
+into the same database from a supplier that fails about a third of its requests (429, 500, 503,
+garbage, dropped connections). Counts every message sent, answered, answered twice, lost or answered out of order.
 
 `python -m bench soak [--minutes N]` runs it for N minutes (default: one round of threads) and
 prints sent/answered/duplicated/lost, p50/p99 turn and acknowledgement latency and each process's
@@ -37,6 +39,7 @@ import aiohttp
 from bench._common import percentile
 from tests.fakes.openai_server import FakeOpenAI, Fault
 from tests.fakes.slack_api import BOT_TOKEN, SIGNING_SECRET, FakeSlackAPI, SlackDelivery
+from tests.fakes.supplier_server import FakeSupplier
 
 ROOT = Path(__file__).resolve().parents[1]
 DEFAULT_DATABASE = "postgresql://postgres@127.0.0.1:5432/test"
@@ -68,7 +71,7 @@ def rss_kb(pid: int) -> int:
 class BotProcess:
     """`python -m bot slack` in its own process, on the shared database, the fake Slack and model."""
 
-    def __init__(self, name: str, env: dict[str, str], work_dir: Path) -> None:
+    def __init__(self, name: str, env: dict[str, str], work_dir: Path, command: str = "slack") -> None:
         self.name = name
         self.port = _free_port()
         self.url = f"http://127.0.0.1:{self.port}/slack/events"
@@ -78,6 +81,7 @@ class BotProcess:
         url = self.env.get("CONCIERGE_DATABASE_URL", "")
         if url.startswith("postgres") and "application_name" not in url:  # its connections, by name
             self.env["CONCIERGE_DATABASE_URL"] = f"{url}{'&' if '?' in url else '?'}application_name=soak-{name}"
+        self.command = command
         self.proc: asyncio.subprocess.Process | None = None
         self.log = Path(self.env["CONCIERGE_DATA_DIR"]) / "bot.log"
         self.rss_start = 0
@@ -89,8 +93,11 @@ class BotProcess:
     async def start(self, within: float = 90.0) -> None:
         with self.log.open("ab") as log:
             self.proc = await asyncio.create_subprocess_exec(
-                sys.executable, "-m", "bot", "slack", cwd=ROOT, env=self.env, stdout=log, stderr=log,
+                sys.executable, "-m", "bot", self.command, cwd=ROOT, env=self.env, stdout=log, stderr=log,
             )
+        if self.command != "slack":  # nothing to poll: it counts as started once it runs
+            self.rss_start = rss_kb(self.proc.pid)
+            return
         deadline = time.monotonic() + within
         async with aiohttp.ClientSession() as http:
             while True:
@@ -137,6 +144,11 @@ class SoakReport:
     pool_cut: int = 0  # connections of one process (pool, lock, checkpoints) the server ended at once
     model_requests: int = 0
     model_faults: int = 0
+    supplier_requests: int = 0  # the worker's hotel-rate requests to the supplier
+    supplier_faults: int = 0  # answered with 429/500/503, garbage or a dropped connection on purpose
+    refreshes_done: int = 0  # the worker's refresh runs that wrote rates
+    refreshes_failed: int = 0  # runs the supplier's faults ended (the next run still comes)
+    worker_alive: bool = False  # the worker process still running at the end
     turn_latencies: list[float] = field(default_factory=list)
     ack_latencies: list[float] = field(default_factory=list)
     rss: dict[str, tuple[int, int]] = field(default_factory=dict)  # process → (start, end) KB
@@ -157,6 +169,9 @@ class SoakReport:
             "no answer)",
             f"  model: {self.model_requests} requests, {self.model_faults} failed on purpose (429/500/timeout); "
             f"error answers shown {self.failures_shown}, tracebacks shown {self.tracebacks}",
+            f"  supplier: {self.supplier_requests} requests from the worker, {self.supplier_faults} failed on purpose; "
+            f"refresh runs that wrote rates {self.refreshes_done}, that failed {self.refreshes_failed}; "
+            f"worker {'still running' if self.worker_alive else 'GONE'}",
             f"  turn latency (sent → answered): p50 {ms(self.turn_latencies, 50)}, p99 {ms(self.turn_latencies, 99)}",
             f"  ack latency (HTTP 200):         p50 {ms(self.ack_latencies, 50)}, p99 {ms(self.ack_latencies, 99)}",
             "  RSS (MB) start → end: " + ", ".join(
@@ -182,6 +197,7 @@ class Soak:
         messages: int = 5,
         minutes: float | None = None,
         fault_rate: float = 0.1,
+        supplier_fault_rate: float = 0.3,
         duplicate_rate: float = 0.3,
         kill: bool = True,
         cut: bool = True,
@@ -193,6 +209,7 @@ class Soak:
         self.n_processes, self.n_threads, self.messages = processes, threads, messages
         self.minutes, self.fault_rate, self.duplicate_rate, self.kill = minutes, fault_rate, duplicate_rate, kill
         self.cut = cut
+        self.supplier_fault_rate = supplier_fault_rate
         self.database_url = database_url
         self.rng = random.Random(seed)
         self.channel = f"C{uuid.uuid4().hex[:10].upper()}"
@@ -207,14 +224,24 @@ class Soak:
     # --- the run ------------------------------------------------------------------------------
     async def run(self) -> SoakReport:
         started = time.monotonic()
-        async with FakeSlackAPI() as api, FakeOpenAI(models=("gpt-4o-mini", "text-embedding-3-small"), latency=0.05) as model:
+        async with (
+            FakeSlackAPI() as api,
+            FakeOpenAI(models=("gpt-4o-mini", "text-embedding-3-small"), latency=0.05) as model,
+            FakeSupplier() as supplier,
+        ):
             model.fail_randomly(
                 self.fault_rate, [Fault.rate_limit(retry_after=0.2), Fault.server_error(500), Fault.hang(2.5)], seed=7
             )
+            supplier.fail_randomly(self.supplier_fault_rate, ["429", "500", "503", "garbage", "disconnect"], seed=11)
             self.api, self.model = api, model
             env = self._env(api, model)
             self.bots = [BotProcess(f"slack-{i + 1}", env, self.work_dir) for i in range(self.n_processes)]
-            await asyncio.gather(*(bot.start() for bot in self.bots))
+            # The hotel refresh on the same database, pulling rates from a supplier that fails often.
+            worker = BotProcess("worker", {
+                **env, "CONCIERGE_HOTEL_SUPPLIER_URL": supplier.base_url, "CONCIERGE_HOTEL_REFRESH_INTERVAL": "1",
+                "CONCIERGE_HOTEL_SUPPLIER_RATE": "50",
+            }, self.work_dir, command="worker")
+            await asyncio.gather(*(bot.start() for bot in self.bots), worker.start())
             async with self._database() as db, contextlib.AsyncExitStack() as stack:
                 self.db = db
                 self.deliveries = {bot.name: await stack.enter_async_context(SlackDelivery(bot.url, api)) for bot in self.bots}
@@ -234,8 +261,10 @@ class Soak:
                             await task
                 for bot in self.bots:
                     self.report.rss[bot.name] = (bot.rss_start, rss_kb(bot.proc.pid) if bot.proc else 0)
-            await asyncio.gather(*(bot.stop() for bot in self.bots))
+            self.report.worker_alive = worker.alive
+            await asyncio.gather(*(bot.stop() for bot in self.bots), worker.stop())
             self._count(api, model)
+            self._count_supplier(supplier, worker)
         self.report.wall = time.monotonic() - started
         return self.report
 
@@ -460,6 +489,16 @@ class Soak:
         return now - max(last_call, last_model) > 0.5
 
     # --- the count ----------------------------------------------------------------------------
+    def _count_supplier(self, supplier: FakeSupplier, worker: BotProcess) -> None:
+        report = self.report
+        report.supplier_requests = len(supplier.requests)
+        report.supplier_faults = sum(1 for r in supplier.requests if r.status != 200)
+        log = worker.log.read_text(errors="replace") if worker.log.exists() else ""
+        report.refreshes_done = len(re.findall(r"refresh done: .* written=[1-9]", log))
+        report.refreshes_failed = log.count("refresh run failed")
+        if _TRACEBACK.search(log) and "refresh run failed" not in log:
+            report.problems.append("the worker logged a traceback outside a failed refresh run")
+
     def _count(self, api: FakeSlackAPI, model: FakeOpenAI) -> None:
         report = self.report
         posted_at = {
@@ -518,15 +557,17 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--threads", type=int, default=6, help="threads in flight at once")
     parser.add_argument("--messages", type=int, default=5, help="messages per thread, the command included")
     parser.add_argument("--fault-rate", type=float, default=0.1)
+    parser.add_argument("--supplier-fault-rate", type=float, default=0.3, help="share of the worker's supplier requests that fail")
     parser.add_argument("--no-kill", action="store_true")
     parser.add_argument("--no-cut", action="store_true", help="do not cut a turn-lock connection")
     parser.add_argument("--database-url", default=DEFAULT_DATABASE)
     args = parser.parse_args(argv)
     soaked = Soak(
         processes=args.processes, threads=args.threads, messages=args.messages, minutes=args.minutes,
-        fault_rate=args.fault_rate, kill=not args.no_kill, cut=not args.no_cut, database_url=args.database_url,
+        fault_rate=args.fault_rate, supplier_fault_rate=args.supplier_fault_rate, kill=not args.no_kill, cut=not args.no_cut, database_url=args.database_url,
     )
     report = await soaked.run()
     print(report.summary())
-    print(f"  bot logs: {soaked.work_dir}/slack-*/bot.log")
-    return 0 if not (report.lost or report.duplicated or report.out_of_order or report.tracebacks) else 1
+    print(f"  logs: {soaked.work_dir}/slack-*/bot.log, {soaked.work_dir}/worker/bot.log")
+    worker_ok = report.worker_alive and report.refreshes_done > 0
+    return 0 if worker_ok and not (report.lost or report.duplicated or report.out_of_order or report.tracebacks) else 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import logging
 import math
@@ -277,7 +278,9 @@ async def seed(store: HotelStore, today: date | None = None, *, days: int = DEFA
     await store.setup()
     if await store.is_seeded():
         return 0
-    hotels, rows = generate(today or date.today(), days)
+    # Seconds of pure CPU (1,280 hotels, their distances and a year of rates): off the event loop,
+    # which in a bot process serves every conversation meanwhile (the first /hotel turn seeds).
+    hotels, rows = await asyncio.to_thread(generate, today or date.today(), days)
     await store.upsert_hotels(hotels)
     await store.upsert_availability(rows, batch_size=10_000)
     await store.mark_seeded()

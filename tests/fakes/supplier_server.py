@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import random
 from collections import deque
 from dataclasses import dataclass, field
 from datetime import date, timedelta
@@ -43,6 +44,7 @@ class FakeSupplier:
     requests: list[LoggedRequest] = field(default_factory=list)
     served: dict[tuple[str, date], tuple[float, bool]] = field(default_factory=dict)
     _faults: deque[_Injected] = field(default_factory=deque)
+    _random: tuple[float, list[_Injected], random.Random] | None = None
     _runner: web.AppRunner | None = None
     base_url: str = ""
 
@@ -50,6 +52,11 @@ class FakeSupplier:
         """Answer the next `times` requests with `fault` instead of rates."""
         for _ in range(times):
             self._faults.append(_Injected(fault, retry_after))
+
+    def fail_randomly(self, rate: float, faults: list[Fault], *, seed: int = 0, retry_after: str | None = "0.2") -> None:
+        """From now on answer about `rate` of the requests with one of `faults` (429s with
+        `retry_after`), chosen by a generator seeded with `seed`."""
+        self._random = (rate, [_Injected(f, retry_after if f == "429" else None) for f in faults], random.Random(seed))
 
     def rate(self, hotel_id: str, night: date) -> tuple[float, bool]:
         digest = hashlib.sha256(f"{self.version}|{hotel_id}|{night}".encode()).digest()
@@ -66,8 +73,11 @@ class FakeSupplier:
             return web.json_response({"error": "bad request"}, status=400)
         entry = LoggedRequest(request.path, ids, body["start"], body["end"], 200)
         self.requests.append(entry)
-        if self._faults:
-            injected = self._faults.popleft()
+        injected = self._faults.popleft() if self._faults else None
+        if injected is None and self._random is not None:
+            share, faults, rng = self._random
+            injected = rng.choice(faults) if rng.random() < share else None
+        if injected is not None:
             if injected.fault == "disconnect":
                 entry.status = 0
                 assert request.transport is not None

@@ -37,7 +37,8 @@ from bot.config import Settings, load_settings
 from bot.conversation import ConversationKey
 from bot.events import Attachment, Final, stream_event_adapter
 from bot.runtime import ConversationRuntime
-from tests.discord.test_adapter import Start, api, restore_discord_globals, start  # noqa: F401  (fixtures)
+from tests.discord.conftest import api, restore_discord_globals  # noqa: F401  (fixtures)
+from tests.discord.test_adapter import Start, start  # noqa: F401  (fixtures)
 from tests.fakes.discord_api import FakeDiscordAPI
 from tests.hotel.conftest import TODAY
 from tests.slack.conftest import HarnessFactory, make_harness, slack_api  # noqa: F401  (fixtures)

@@ -1,7 +1,9 @@
 """Three bot processes on one PostgreSQL under interleaved, duplicated and retried Slack deliveries
 for the same threads, the model failing about one request in ten (429, 500, timeouts), one process
 SIGKILLed while it holds turns and started again, another's turn-lock connection ended by the
-server while it holds turns, a third's connections (pool, lock, checkpoints) all ended at once:
+server while it holds turns, a third's connections (pool, lock, checkpoints) all ended at once,
+and the worker refreshing hotel rates on the same database from a supplier that fails a third of
+its requests:
 every message is answered exactly once, in the
 order it arrived in its thread, and no user sees a traceback (bench/soak.py; `python -m bench soak
 --minutes N` runs it longer)."""
@@ -26,5 +28,8 @@ async def test_three_processes_answer_every_message_once_in_order_through_a_cras
     assert report.answered + report.failed == 30 and report.failures_shown == report.failed, summary
     assert (report.duplicated, report.lost, report.out_of_order, report.tracebacks) == (0, 0, 0, 0), summary
     assert report.duplicates_sent > 0 and report.model_faults > 0, summary  # the weather was bad
+    # The hotel refresh beside them, on the same database, through a failing supplier: it kept
+    # running and still wrote rates.
+    assert report.supplier_faults > 0 and report.worker_alive and report.refreshes_done > 0, summary
     for name, (start, end) in report.rss.items():
         assert "killed" in name or end <= start * 1.5, summary
