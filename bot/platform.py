@@ -196,10 +196,14 @@ class PlatformBot:
         """One attached file, checked and downloaded; FileRejected (shown to the user) if refused."""
         raise FileRejected("I can't read files here.")
 
+    async def fetch_files(self, files: Iterable[Any]) -> tuple[IncomingFile, ...]:
+        """Attached files fetched one by one; FileRejected for the first one refused."""
+        return tuple([await self.fetch_file(meta) for meta in files])
+
     async def attachments(self, files: Iterable[Any], surface: Surface) -> tuple[IncomingFile, ...] | None:
         """Attached files fetched one by one; None, the user told why on `surface`, if one is refused."""
         try:
-            return tuple([await self.fetch_file(meta) for meta in files])
+            return await self.fetch_files(files)
         except FileRejected as rejected:
             await surface.post(f"⚠️ {surface.plain(str(rejected))}")
             return None

@@ -108,7 +108,7 @@ class DiscordBot(PlatformBot):
             # Fetched before the ack when it is quick, so a refused file gets its reason privately;
             # a slow download goes on after the deferral.
             try:
-                turn = turn.but(attachments=tuple(await asyncio.wait_for(self._fetch_all(files), PRE_ACK_DOWNLOAD)))
+                turn = turn.but(attachments=await asyncio.wait_for(self.fetch_files(files), PRE_ACK_DOWNLOAD))
                 files = []
             except FileRejected as rejected:
                 turn = f"⚠️ {rejected}"
@@ -125,7 +125,7 @@ class DiscordBot(PlatformBot):
         thread grows from it and holds the conversation."""
         if files:
             try:
-                turn = turn.but(attachments=tuple(await self._fetch_all(files)))
+                turn = turn.but(attachments=await self.fetch_files(files))
             except FileRejected as rejected:
                 await interaction.edit_original_response(content=f"⚠️ {rejected}")
                 return
@@ -189,9 +189,6 @@ class DiscordBot(PlatformBot):
     def _text(self, message: discord.Message) -> str:
         me = str(self.client.user.id) if self.client.user else ""
         return _MENTION.sub(lambda m: "" if m.group(1) == me else m.group(0), message.content).strip()
-
-    async def _fetch_all(self, files: list[dict[str, Any]]) -> list[IncomingFile]:
-        return [await self.fetch_file(meta) for meta in files]
 
     async def fetch_file(self, meta: dict[str, Any]) -> IncomingFile:
         name, limit, mime = str(meta.get("filename") or "file"), self.settings.max_attachment_bytes, str(meta.get("content_type") or "")
