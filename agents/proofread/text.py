@@ -19,7 +19,8 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+")
 # of the line once instead of being retried from every later opener (quadratic on `<<<<…`).
 # Only matches whose closing group is present are blanked.
 _HTML_TAG = re.compile(r"<([^>\n]*)(>?)")
-_LINK_DEST = re.compile(r"\]\([^)\n]*(\)?)")
+# A link's destination may hold balanced parentheses (CommonMark): `](https://x/#a-(b)-c)`.
+_LINK_DEST = re.compile(r"\]\((?:[^()\n]|\([^()\n]*\))*(\)?)")
 _JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
@@ -159,14 +160,15 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
     breaks: list[tuple[int, int]] = []
     start: int | None = None
     previous: int | None = None
-    depth = 0
+    open_marks: list[str] = []  # the brackets and quotes opened and not yet closed
 
     def flush(end: int) -> None:
-        nonlocal buffer, start, depth, breaks
+        nonlocal buffer, start, breaks
         text = "".join(buffer).rstrip()
         if text.strip() and start is not None:
             sentences.append(Sentence(text, start, end, tuple(breaks)))
-        buffer, start, depth, breaks = [], None, 0, []
+        buffer, start, breaks = [], None, []
+        open_marks.clear()
 
     for number, line in lines:
         if previous is not None and number != previous + 1 and start is not None:
@@ -187,17 +189,35 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 breaks.append((len(buffer), number))
             buffer.append(char)
             if char in _OPENERS:
-                depth += 1
-            elif char in _CLOSERS and depth:
-                depth -= 1
-            elif depth == 0 and _ends_sentence(line, index, japanese):
+                open_marks.append(char)
+            elif open_marks and (char in _CLOSERS or (char == '"' and open_marks[-1] == "“")):
+                open_marks.pop()  # “…" : a curly quotation closed by a straight one still closes
+                if not japanese and not open_marks and char in _CLOSING_QUOTES and _closes_sentence(line, index):
+                    flush(number)
+            elif not open_marks and _ends_sentence(line, index, japanese):
                 flush(number)
+            elif not japanese and not open_marks and char in "*_" and _closes_sentence(line, index):
+                flush(number)  # `*the last words.*` : the full stop inside the emphasis ends the sentence
         previous = number
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)
     if start is not None and previous is not None:
         flush(previous)
     return sentences
+
+
+_CLOSING_QUOTES = "”\"’"
+
+
+def _closes_sentence(line: str, index: int) -> bool:
+    """An English sentence ending in a quotation or emphasis: `…effective.” Next`, `*…in it.* Next`:
+    the closing marks at `index` follow a terminator and precede a space. A bracket does not count:
+    `(or perhaps later?) would make` goes on."""
+    following = line[index + 1] if index + 1 < len(line) else " "
+    if not following.isspace():
+        return False
+    before = line[:index + 1].rstrip(_CLOSING_QUOTES + "'*_")
+    return before.endswith((".", "!", "?")) and len(before) < index + 1
 
 
 def _ends_sentence(line: str, index: int, japanese: bool) -> bool:

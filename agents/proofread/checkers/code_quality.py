@@ -44,6 +44,23 @@ CURL = re.compile(r"\bcurl\b")
 NOT_PIPE = re.compile(r"[^|]*")
 
 
+# The frames of an exception's stack trace: Java/Kotlin/Scala `at pkg.Class.method(File.java:12)`,
+# Python `File "x.py", line 3, in f`, Node `at f (file.js:1:2)`, .NET `at Ns.C.M() in F.cs:line 9`,
+# Go `main.f(...)` + `/path/x.go:12 +0x1d`, and the headers around them.
+TRACE_LINE = re.compile(
+    r"^\s*(?:at \S.*(?:\(.*\)|:\d+)|File \".*\", line \d+.*|\.\.\. \d+ more|Caused by: \S+"
+    r"|Traceback \(most recent call last\):|\S+\.go:\d+(?: \+0x[0-9a-f]+)?|[\w.]*(?:Error|Exception)(?::.*)?"
+    r"|goroutine \d+ \[.*\]:|(?:E|\w*E)xception in thread .*)\s*$"
+)
+
+
+def is_stack_trace(content: str) -> bool:
+    """Most lines of the block are frames of a stack trace (at least three of them)."""
+    lines = [line for line in content.split("\n") if line.strip()]
+    frames = sum(1 for line in lines if TRACE_LINE.match(line))
+    return frames >= 3 and frames >= 0.6 * len(lines)
+
+
 class SyntaxProblem(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -67,6 +84,8 @@ class CodeQualityChecker(BaseChecker):
         return issues
 
     def _language_tag(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        if block.language is None and is_stack_trace(block.content):
+            return []  # an exception's stack trace is program output: no language would fit
         if block.language is None:
             return [self.issue(
                 article, "suggestion", block.start_line, "Code block without a language tag.",
@@ -232,11 +251,16 @@ def check_toml(source: str) -> None:
         raise SyntaxProblem(line, str(exc).split(" (at")[0]) from None
 
 
+# A terminal prompt: `$ `, `% `, `❯ `, and PowerShell's or cmd's `> `, `PS C:\work> `, `C:\> ` (also
+# bash's `> ` continuation prompt).
+PROMPT = re.compile(r"^\s*(?:[$%❯]|(?:PS(?: [^>\n]*)?|[A-Za-z]:\\[^>\n]*)?>)\s")
+
+
 def shell_commands(source: str) -> str:
     """The commands of a block: a terminal transcript keeps only prompt lines (and their
     continuations), output lines become blank so line numbers stay aligned."""
     lines = source.split("\n")
-    prompted = [line for line in lines if re.match(r"^\s*[$%❯]\s", line)]
+    prompted = [line for line in lines if PROMPT.match(line)]
     written = [line for line in lines if line.strip()]
     starts_with_prompt = bool(written) and written[0] in prompted
     if not prompted or (len(prompted) < len(written) / 3 and not starts_with_prompt):
@@ -244,8 +268,8 @@ def shell_commands(source: str) -> str:
     kept = []
     continuing = False
     for line in lines:
-        if re.match(r"^\s*[$%❯]\s", line):
-            command = re.sub(r"^\s*[$%❯]\s", "", line)
+        if PROMPT.match(line):
+            command = PROMPT.sub("", line, count=1)
             kept.append(command)
             continuing = command.rstrip().endswith("\\")
         elif continuing:

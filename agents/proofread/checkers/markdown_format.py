@@ -217,6 +217,7 @@ class MarkdownFormatChecker(BaseChecker):
                 UNREADABLE, line_end=end,
             ))
         blanked_runs: _BlankedRuns | None = None
+        heading_lines = {heading.line for heading in article.headings}
         for line, _column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
             kind = article.kind(line)
@@ -224,6 +225,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue
             if rule == "md036" and kind == "list":
                 continue  # pymarkdownlnt reports a list item that is only ~~struck~~ text
+            if rule == "md023" and line in heading_lines:
+                continue  # indented by up to three spaces, it still renders as a heading (CommonMark)
             if rule == "md012":
                 blanked_runs = blanked_runs or _BlankedRuns(article, view_lines)
                 if blanked_runs.around(line):

@@ -14,6 +14,15 @@ INTRO = re.compile(
     r"(?i)はじめに|始めに|初めに|概要|イントロ|背景|前置き|この記事|本記事|要約|tl;?dr|introduction|intro\b|overview|"
     r"background|motivation|about this|summary of|what you.ll learn|モチベーション|目的|やりたいこと"
 )
+# The last heading of an article, with nothing after it, that only says the article ends.
+CLOSING_MARK = re.compile(r"(?i)(?:the\s*)?end|fin|おわり|終わり|おしまい|お終い|完|終|以上")
+
+
+def _is_closing_mark(text: str) -> bool:
+    words = "".join(c for c in text if unicodedata.category(c)[0] in "LN" or c.isspace()).strip()
+    return bool(CLOSING_MARK.fullmatch(words))
+
+
 CONCLUSION = re.compile(
     r"(?i)まとめ|おわりに|終わりに|さいごに|最後に|結論|結び|あとがき|所感|感想|振り返り|今後|"
     r"conclusion|summary|wrap.?up|wrapping up|final thoughts|closing|next steps|takeaways|in short"
@@ -269,6 +278,8 @@ class StructureChecker(BaseChecker):
             content = [n for n in range(heading.line + 1, end) if article.kind(n) not in ("blank", "heading")]
             if heading.style == "setext":
                 content = [n for n in content if n != heading.line + 1]
+            if following is None and not content and _is_closing_mark(heading.text):
+                continue  # 「# 🔚END」, 「## 完」: the author's sign-off, not a section left unwritten
             if not content and (following is None or following.level <= heading.level):
                 issues.append(self.issue(
                     article, "suggestion", heading.line, f"The section “{heading.text}” is empty.",
