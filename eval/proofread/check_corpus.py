@@ -5,7 +5,8 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 (``dev`` and ``heldout``); the second held-out set (``heldout2``) was collected later as a block, so
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
-``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``.
+``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
+and the fourth (``heldout4``) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
 reported as missing when absent there.
 
@@ -31,7 +32,7 @@ STRATA = ("zenn", "qiita", "en")
 # Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
 # order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-BLOCK_SPLITS = ("heldout2", "heldout3")
+BLOCK_SPLITS = ("heldout2", "heldout3", "heldout4")
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
@@ -55,7 +56,7 @@ def stratum(article: dict) -> str:
 def expected_splits(articles: list[dict]) -> dict[str, str]:
     """The split rule: order by (stratum, sha256); every third position (0-based index % 3 == 2) is held out.
 
-    Only the articles of the first set are ordered; ``heldout2`` and ``heldout3`` articles are left out
+    Only the articles of the first set are ordered; the later blocks' articles are left out
     of the walk, so adding them does not move the others.
     """
     ruled = [a for a in articles if a["split"] in RULE_SPLITS]
