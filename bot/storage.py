@@ -386,20 +386,27 @@ class AppDatabase:
             await asyncio.shield(queue.finish(queued.key, queued.seq, locked=True, update=update))
 
     async def _wait_for_head(self, queue: _TurnQueue, queued: QueuedTurn) -> HeldThread:
+        """Wait for the turn's place at the head of its queue. The turn-lock connection breaking
+        meanwhile changes nothing for a waiting turn: its place is in the table, and it looks
+        again once the connection is back (`_LockConnectionLost` is not its failure)."""
         waited_since = time.monotonic()
         while True:
             wake = queue.wakeup(queued.key)
             try:
-                started, row = await queue.try_start(queued.key, queued.seq)
+                try:
+                    started, row = await queue.try_start(queued.key, queued.seq)
+                except _LockConnectionLost:
+                    started, row = False, None
                 if started:
                     return HeldThread(_record(row) if row else None)
                 await asyncio.wait([wake], timeout=queue.poll_interval)
             finally:
                 queue.forget(queued.key, wake)
             if time.monotonic() - waited_since >= ORPHAN_CHECK:
-                orphans = await self._confirmed_orphans(queue, queued.key, queued.seq)
-                if orphans:
-                    await self._handle_orphans(queued.key, orphans)
+                with contextlib.suppress(_LockConnectionLost):  # checked again on the next round
+                    orphans = await self._confirmed_orphans(queue, queued.key, queued.seq)
+                    if orphans:
+                        await self._handle_orphans(queued.key, orphans)
                 waited_since = time.monotonic()
 
     async def _confirmed_orphans(self, queue: _TurnQueue, key: str | None, before: int | None) -> list[OrphanedTurn]:
