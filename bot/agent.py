@@ -8,7 +8,7 @@ import asyncio
 from abc import ABC, abstractmethod
 from collections.abc import Awaitable, Callable, Coroutine, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Literal
 
 from langgraph.graph.state import CompiledStateGraph
 from pydantic_settings import BaseSettings
@@ -177,6 +177,11 @@ class AgentDefinition(ABC):
     # start. False when its steps change things outside the checkpoint (a cart, an order): the
     # user is offered to run the request again instead.
     resumable: bool = True
+    # When LangGraph writes the turn's checkpoints: "async" (after every step, while the next one
+    # runs; a crashed turn continues from its last step) or "exit" (once, when the run ends: for a
+    # graph of one step, where intermediate checkpoints save nothing worth resuming; a crashed turn
+    # runs again from its request).
+    durability: Literal["async", "exit"] = "async"
 
     def load_settings(self) -> Any:
         """The agent's settings from the environment (ConfigError naming each bad variable)."""

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Self
+from typing import Any, Literal, Self
 
 from langchain_core.messages import (
     AIMessage,
@@ -648,7 +648,7 @@ class ConversationRuntime:
                     # Each checkpoint of the run names its turn, so a recovery can tell whether
                     # this turn's input ever reached the checkpoint (see `recover`).
                     stamped: RunnableConfig = {**config, "metadata": {**config.get("metadata", {}), TURN_STAMP: turn_no}}
-                    async for event in self._stream(graph, stamped, graph_input, outcome):
+                    async for event in self._stream(graph, stamped, graph_input, outcome, agent.durability):
                         if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
                             current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
                         elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
@@ -707,11 +707,12 @@ class ConversationRuntime:
             log.info("turn %s of %s done in %.3fs", turn_no, key.thread_id, time.monotonic() - started)
 
     async def _stream(
-        self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any, outcome: _Outcome
+        self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any, outcome: _Outcome,
+        durability: Literal["async", "exit"] = "async",
     ) -> AsyncIterator[StreamEvent]:
         """Translate LangGraph's stream into stream events; the final state lands in `outcome`."""
         stream: AsyncIterator[Any] = graph.astream(
-            graph_input, config, stream_mode=["messages", "updates", "custom", "values"]
+            graph_input, config, stream_mode=["messages", "updates", "custom", "values"], durability=durability
         )
         async for mode, chunk in stream:
             if mode == "values":

@@ -189,3 +189,17 @@ async def test_a_turn_stopped_before_its_input_was_checkpointed_runs_its_own_req
         final = events[-1]
         assert isinstance(final, Final) and "pears" in final.text and "apples" not in final.text
         assert await collect(runtime.recover(key)) == []  # answered once
+
+
+async def test_an_agent_of_one_step_writes_one_checkpoint_a_turn(settings: Settings) -> None:
+    """`durability = "exit"` (the chat agent): each turn leaves one checkpoint, stamped with its
+    turn, where LangGraph's default writes one before and after every step."""
+    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+        key = ConversationKey.console("one-write")
+        for i in range(3):
+            events = await collect(runtime.handle(key, TurnInput(text=f"hello {i}", command="chat")))
+            assert isinstance(events[-1], Final)
+        chat = runtime._agents["chat"]
+        graph = await runtime._graph(chat)
+        history = [c async for c in graph.aget_state_history(runtime._config(key, chat, 0))]
+        assert [c.metadata.get("concierge_turn") for c in history if c.metadata] == [3, 2, 1]

@@ -20,6 +20,8 @@ class ChatAgent(AgentDefinition):
     usage = "what can you do?"
     options = (CommandOption("message", "Say anything"),)
     fallback = True
+    # One step a turn: its checkpoint is written once, as the run ends (a crashed turn runs again).
+    durability = "exit"
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
         return build_graph(deps)
