@@ -162,7 +162,9 @@ class DiscordBot(PlatformBot):
 
     # --- messages -------------------------------------------------------------------------------
     async def on_message(self, message: discord.Message) -> None:
-        """DMs; follow-ups in threads the bot owns; @mentions elsewhere start a thread."""
+        """DMs; follow-ups in threads the bot owns; an @mention in a channel starts a thread from
+        the message, one in a thread someone else started is answered in that thread (which the bot
+        then follows, as it does its own)."""
         if message.author.bot or self.client.user is None:
             return
         mentioned = self.client.user in message.mentions
@@ -175,7 +177,10 @@ class DiscordBot(PlatformBot):
             if refusal is not None:  # no thread for a turn that will not run
                 await message.reply(refusal, mention_author=False)
                 return
-            channel = await message.create_thread(name=(self._text(message) or "conversation")[:THREAD_NAME_MAX])
+            if isinstance(message.channel, discord.Thread):  # someone's thread: no thread grows inside one
+                channel = message.channel
+            else:
+                channel = await message.create_thread(name=(self._text(message) or "conversation")[:THREAD_NAME_MAX])
             await self.runtime.bind(conversation_key(channel))
         else:
             return

@@ -260,6 +260,21 @@ async def test_a_mention_in_a_channel_starts_a_thread_from_that_message(api: Fak
     assert not [m for m in api.bot_messages(CHANNEL_ID) if "Lviv" in m.content]
 
 
+async def test_a_mention_in_someone_elses_thread_is_answered_in_that_thread(api: FakeDiscordAPI, start: Start) -> None:
+    """Discord grows no thread inside a thread: the bot answers where it was asked, then follows
+    that thread as its own."""
+    await start()
+    thread = api.user_thread("planning the trip")
+    await api.dispatch("THREAD_CREATE", {**thread, "newly_created": True})
+    await api.dispatch(
+        "MESSAGE_CREATE", api.user_message(f"<@{api.bot_user['id']}> a hotel in Kyiv", thread["id"], mentions=[api.bot_user])
+    )
+    await api.wait_for(lambda: any(m.content.startswith("Turn 1: 2 hotels for a hotel in Kyiv") for m in api.bot_messages(thread["id"])))
+    assert not [c for c in api.calls_to("POST") if "/threads" in c.path]  # no thread was asked for
+    await api.dispatch("MESSAGE_CREATE", api.user_message("and cheaper?", thread["id"]))  # followed now
+    await api.wait_for(lambda: any(m.content.startswith("Turn 2:") for m in api.bot_messages(thread["id"])))
+
+
 async def test_a_long_answer_is_split_at_discords_limit_on_paragraphs(api: FakeDiscordAPI, start: Start) -> None:
     run = await start([CardsAgent(answer_chars=6000)])
     interaction = api.slash_command("hotel", {"query": "Split"})

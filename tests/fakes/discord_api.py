@@ -1191,6 +1191,14 @@ class FakeDiscordAPI:
             raise unknown("Channel", 10003)
         return channel
 
+    def user_thread(self, name: str, parent_id: str = CHANNEL_ID, *, owner: dict[str, Any] | str | None = None) -> dict[str, Any]:
+        """A public thread a user started in `parent_id` (dispatch THREAD_CREATE with it)."""
+        thread = self._new_thread(self._channel(parent_id), self.snowflake(), {"name": name}, PUBLIC_THREAD)
+        who = self._user(owner)["id"]
+        thread["owner_id"] = who
+        thread["member"] = {**thread["member"], "user_id": who}
+        return thread
+
     def user_message(
         self,
         content: str,
