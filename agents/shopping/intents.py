@@ -180,7 +180,8 @@ def extract_coupon_code(text: str) -> str | None:
 
 _FULFILLMENT = (
     ("same_day", re.compile(r"same[- ]day|today|今日|当日", re.IGNORECASE)),
-    ("pickup", re.compile(r"pick ?up|collect|in store|店舗受け取り|受け取り|取り置き", re.IGNORECASE)),
+    ("pickup", re.compile(r"pick ?up|pick (?:it|them|those|these|that|this) up|collect|in store|店舗受け取り|受け取り|取り置き",
+                          re.IGNORECASE)),
     ("ship", re.compile(r"\bship|deliver|delivery|配送|発送|届け", re.IGNORECASE)),
 )
 

@@ -286,3 +286,20 @@ async def test_a_product_card_shows_the_image_an_ingested_record_gives(
     assert cards["Paper Moon Lamp"].image_url == record["image_url"]
     assert answer.data["products"][0]["image_url"] == record["image_url"]
     assert all(c.image_url is None for title, c in cards.items() if title != "Paper Moon Lamp")  # demo products have none
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("I'll pick it up at the store", "pickup"),
+        ("can I pick them up tomorrow?", "pickup"),
+        ("pickup please", "pickup"),
+        ("店舗受け取りで", "pickup"),
+        ("ship it to me", "ship"),
+        ("pick the blue one", None),
+    ],
+)
+def test_how_the_shopper_wants_it_is_read_from_their_words(text: str, expected: str | None) -> None:
+    from agents.shopping.intents import extract_fulfillment
+
+    assert extract_fulfillment(text) == expected
