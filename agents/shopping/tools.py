@@ -115,8 +115,15 @@ async def _stock_total(store: Any, product_id: str) -> int:
     return sum(row.quantity for row in await store.stock(product_id))
 
 
-# The words a message that picks a store has ("at Umeda", "my store is …"): other messages cost no query.
-_STORE_HINT = re.compile(r"\b(?:at|from|stores?|shops?|branch)\b", re.IGNORECASE)
+# The words a message that picks a store has ("at Umeda", "my store is …", 「梅田店」): other
+# messages cost no query.
+_STORE_HINT = re.compile(r"\b(?:at|from|stores?|shops?|branch)\b|店", re.IGNORECASE)
+# How Japanese shoppers write the districts the stores are named after (「梅田店」, 「なんばの店舗」).
+STORE_DISTRICTS_JA: dict[str, tuple[str, ...]] = {
+    "Shibuya": ("渋谷",), "Shinjuku": ("新宿",), "Ginza": ("銀座",), "Akihabara": ("秋葉原", "アキバ"),
+    "Ikebukuro": ("池袋",), "Umeda": ("梅田",), "Namba": ("難波", "なんば"), "Shinsaibashi": ("心斎橋",),
+    "Tennoji": ("天王寺",),
+}
 
 
 def _store_phrase(name: str) -> str:
@@ -126,7 +133,8 @@ def _store_phrase(name: str) -> str:
 def named_store(stores: Sequence[Store], text: str) -> Store | None:
     """The store the text picks: its id or full name anywhere, or the part of its name that sets it
     apart from the others ("Umeda" of "Concierge Shop Umeda") where a store is meant ("at Umeda",
-    "the Umeda store", "my store is Umeda"), so "I'm in Shibuya" names a place, not a store."""
+    "the Umeda store", "my store is Umeda", 「梅田店」), so "I'm in Shibuya" (「渋谷にいます」)
+    names a place, not a store."""
     if not stores:
         return None
     words = [s.name.split() for s in stores]
@@ -138,6 +146,8 @@ def named_store(stores: Sequence[Store], text: str) -> Store | None:
             part = _store_phrase(own)
             patterns += [rf"\b(?:at|from)\s+(?:the\s+)?{part}\b", rf"\b{part}\s+(?:store|shop|branch)\b",
                          rf"\b(?:store|shop)\s+(?:is|will be|:)\s+(?:the\s+)?{part}\b"]
+            for ja in STORE_DISTRICTS_JA.get(own, ()):  # 「梅田店」「梅田の店舗」「店舗は梅田」
+                patterns += [rf"{ja}(?:店|の(?:お?店|店舗))", rf"店(?:舗)?は{ja}"]
         if any(re.search(p, text, re.IGNORECASE) for p in patterns):
             return s
     return None

@@ -254,6 +254,23 @@ async def test_my_store_is_sets_the_preferred_store(runtime: ConversationRuntime
     assert (await store.get_prefs("u2")).store_id == "tokyo-ginza"
 
 
+@pytest.mark.parametrize(
+    ("text", "store_id"),
+    [("/shop 梅田店で受け取りたい", "osaka-umeda"), ("/shop 私の店舗は銀座です", "tokyo-ginza"),
+     ("/shop なんばの店舗の在庫は？", "osaka-namba")],
+)
+async def test_a_store_named_in_japanese_becomes_the_preferred_store(
+    runtime: ConversationRuntime, store: CatalogStore, text: str, store_id: str
+) -> None:
+    await say(runtime, text, user="u3", thread="ja")
+    assert (await store.get_prefs("u3")).store_id == store_id
+
+
+async def test_being_somewhere_names_no_store(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    await say(runtime, "/shop 渋谷にいます。ワイヤレスイヤホンの在庫はある？", user="u4", thread="ja")
+    assert (await store.get_prefs("u4")).store_id is None
+
+
 async def test_reviews_retrieved_for_a_product_are_reused_until_its_catalog_record_changes(
     runtime: ConversationRuntime, store: CatalogStore
 ) -> None:
