@@ -151,7 +151,7 @@ class ShopNodes:
         if question is None and intent == "apply_coupon":
             question = await self._coupon(store, text, context, turn)
         if question is not None:
-            turn["answer"] = " ".join([*notes, question])
+            turn["answer"] = question  # `finish` puts the notes before it
             turn["route"] = "finish"
         elif intent == "apply_coupon":
             turn["route"] = "confirm"

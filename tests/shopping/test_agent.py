@@ -266,6 +266,11 @@ async def test_a_store_named_in_japanese_becomes_the_preferred_store(
     assert (await store.get_prefs("u3")).store_id == store_id
 
 
+async def test_the_store_is_confirmed_once_when_a_question_follows(runtime: ConversationRuntime) -> None:
+    answer = final(await say(runtime, "/shop 梅田店で受け取りたい", user="u5", thread="q"))
+    assert answer.text.count("Concierge Shop Umeda as your store") == 1, answer.text
+
+
 async def test_being_somewhere_names_no_store(runtime: ConversationRuntime, store: CatalogStore) -> None:
     await say(runtime, "/shop 渋谷にいます。ワイヤレスイヤホンの在庫はある？", user="u4", thread="ja")
     assert (await store.get_prefs("u4")).store_id is None
