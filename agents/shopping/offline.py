@@ -172,7 +172,8 @@ def compose(results: list[ToolMessage], text: str) -> str:
         if not have:
             return f"{data['product']} is not in stock at the stores near you.{ship}"
         return f"{data['product']} near you:\n" + "\n".join(
-            f"• {r['name']} ({r['km']} km, open {r['hours']}): {r['quantity']} in stock" for r in have) + ship
+            f"• {r['name']} ({r['km']} km, open {r['hours']}): {r['quantity']} in stock" for r in have
+        ) + (f"\n{ship.strip()}" if ship else "")  # its own line, not glued to the last store's
     return "\n".join(str(m.content) for m in results[-2:])
 
 

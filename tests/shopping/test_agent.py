@@ -235,6 +235,8 @@ async def test_the_store_a_shopper_picks_comes_first_in_their_other_conversation
     await say(runtime, "/shop wireless earbuds under $100")
     answer = final(await say(runtime, "is the first one in stock at the Umeda store?"))
     assert "I'll use Concierge Shop Umeda as your store." in answer.text
+    lines = answer.text.splitlines()  # one store a line; shipping said on its own line
+    assert all(line.endswith("in stock") for line in lines if line.startswith("• "))
     prefs = await store.get_prefs("u1")
     assert (prefs.store_id, prefs.city) == ("osaka-umeda", "Osaka")
     # another thread of the same user: Umeda (the farthest of the four Osaka stores) is checked first
