@@ -250,6 +250,8 @@ class ShopAgent(AgentDefinition):
             what = f"{pending.get('quantity')} × {pending.get('name')}" if pending.get("action") != "remove" else pending.get("name")
             where = " from" if pending.get("action") == "remove" else " to"
             text = f"{verb} {what}{amount}{where} your cart? Reply yes or no."
+            if pending.get("note"):
+                text = f"{pending['note']} {text}"
         public = {k: pending.get(k) for k in ("action", "product_id", "quantity")}
         if pending.get("code"):
             public["code"] = pending["code"]

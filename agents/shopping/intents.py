@@ -58,7 +58,8 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"^(?:please\s+)?add\b|^(?:カートに)?追加", 2.0),
         (r"^add\s+(?:[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6})\s*$", 3.0),  # an Add to cart button
         (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\bchange (?:the )?quantity\b", 3.0),
-        (r"カートに(?:入れ|追加)|購入|買いたい|買います|注文|カートから(?:削除|外)", 3.0),
+        (r"カートに(?:[0-9０-９一二三四五六七八九十]+(?:個|つ|点|台|本|枚)\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
+         r"|カートから(?:削除|外)", 3.0),
     ),
     "cart": (
         (r"\b(my|the) (cart|basket|bag)\b|\bcheckout\b|\bcart total\b|\bwhat'?s in my cart\b", 2.0),

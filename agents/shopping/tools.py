@@ -420,11 +420,16 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
         out: dict[str, Any] = {"fulfillment": chosen, "note": note}
         summary = chosen["kind"].replace("_", " ")
-        if chosen["kind"] == "pickup" and prefs.store_id:  # picked up at the shopper's own store
+        if chosen["kind"] == "pickup" and prefs.store_id:  # picked up at the shopper's own store, if it has it
             pickup = await store.get_store(prefs.store_id)
-            if pickup is not None:
+            item = _found(state).get("item") or {}
+            there = sum(r.quantity for r in await store.stock(str(item.get("product_id") or ""), store_ids=[prefs.store_id]))
+            if pickup is not None and there >= int(item.get("quantity") or 1):
                 out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
                 summary += f" at {pickup.name}"
+            elif pickup is not None:
+                out["note"] = " ".join(filter(None, [note, f"{pickup.name} does not have enough in stock; "
+                                                             "pick it up at a store that does."]))
         return _dump(out, summary), out
 
     @tool(response_format="content_and_artifact")
@@ -442,6 +447,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                    "name": item["name"], "unit_price": item["unit_price"], "fulfillment": fulfillment}
         if fulfillment == "pickup" and _found(state).get("store"):
             pending["store"] = _found(state)["store"]["name"]
+        if _found(state).get("note"):  # what the fulfillment stage could not do as asked
+            pending["note"] = _found(state)["note"]
         return _dump({"pending": pending, "needs_confirmation": True}, "waiting for the shopper's confirmation"), {"pending": pending}
 
     return {t.name: t for t in (

@@ -245,7 +245,10 @@ async def test_the_store_a_shopper_picks_comes_first_in_their_other_conversation
     assert tools_started(events) == ["locate_user", "find_stores", "check_stock"]
     stores = (await checkpoint(runtime, "other"))["turn"]["found"]["stores"]
     assert stores[0]["id"] == "osaka-umeda" and stores[0]["km"] > max(s["km"] for s in stores[1:])
-    # and a pickup in the purchase flow is at that store
+    # and a pickup in the purchase flow is at that store, when it has the product
+    product_id = (await checkpoint(runtime, "other"))["current_product_id"]
+    stocked = (await store.stock(product_id))[0]  # the demo has none of it at Umeda: put some there
+    await store.upsert_stock([stocked.model_copy(update={"store_id": "osaka-umeda", "quantity": 5})])
     asked = final(await say(runtime, "add the first one to my cart for pickup", thread="other"))
     assert asked.cards[0].fields["Fulfillment"] == "pickup at Concierge Shop Umeda"
 
@@ -327,3 +330,24 @@ def test_how_the_shopper_wants_it_is_read_from_their_words(text: str, expected: 
     from agents.shopping.intents import extract_fulfillment
 
     assert extract_fulfillment(text) == expected
+
+
+@pytest.mark.parametrize("text", ["カートに入れて", "カートに1個入れて", "カートに２つ追加して", "2個カートに入れて"])
+def test_putting_a_quantity_in_the_cart_in_japanese_is_a_purchase(text: str) -> None:
+    from agents.shopping.intents import classify
+
+    assert classify(text).intent == "purchase"
+
+
+async def test_pickup_is_not_offered_at_the_shoppers_store_when_it_has_none(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    shown = final(await say(runtime, "/shop wireless earbuds under $100", user="u6", thread="p")).data["products"]
+    await say(runtime, "my store is Shibuya", user="u6", thread="p")
+    product_id = shown[0]["id"]
+    rows = await store.stock(product_id, store_ids=["tokyo-shibuya"])
+    await store.upsert_stock([r.model_copy(update={"quantity": 0}) for r in rows])  # sold out there
+    assert sum(r.quantity for r in await store.stock(product_id)) > 0  # still in stock elsewhere: pickup stays
+    answer = final(await say(runtime, "add the first one to my cart for pickup", user="u6", thread="p"))
+    assert "Concierge Shop Shibuya does not have enough in stock" in answer.text, answer.text
+    assert all("Shibuya" not in str(card) for card in answer.cards)
