@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from bot.storage import AppDatabase
 
 
+# When LangGraph writes a run's checkpoints (its `durability`): after every step, or once as it ends.
+Durability = Literal["async", "exit"]
+
+
 class BadInput(Exception):
     """Raised by an agent for input it refuses; the message is shown to the user verbatim."""
 
@@ -181,7 +185,7 @@ class AgentDefinition(ABC):
     # runs; a crashed turn continues from its last step) or "exit" (once, when the run ends: for a
     # graph of one step, where intermediate checkpoints save nothing worth resuming; a crashed turn
     # runs again from its request).
-    durability: Literal["async", "exit"] = "async"
+    durability: Durability = "async"
 
     def load_settings(self) -> Any:
         """The agent's settings from the environment (ConfigError naming each bad variable)."""

@@ -11,7 +11,7 @@ import logging
 import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal, Self
+from typing import Any, Self
 
 from langchain_core.messages import (
     AIMessage,
@@ -25,7 +25,7 @@ from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
 from bot.access import TurnGate
-from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
+from bot.agent import AgentDefinition, AgentDeps, BadInput, Durability, TurnInput
 from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
@@ -708,7 +708,7 @@ class ConversationRuntime:
 
     async def _stream(
         self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any, outcome: _Outcome,
-        durability: Literal["async", "exit"] = "async",
+        durability: Durability,
     ) -> AsyncIterator[StreamEvent]:
         """Translate LangGraph's stream into stream events; the final state lands in `outcome`."""
         stream: AsyncIterator[Any] = graph.astream(

@@ -11,7 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from typing import Annotated, Any, Literal
@@ -102,9 +102,12 @@ async def _product(store: Any, product_id: str | None) -> Product:
     return product
 
 
-def _product_level(record: dict[str, Any], product: Product, **reviews: list[dict[str, Any]]) -> dict[str, Any]:
-    """An artifact's product-level findings (state.cache_products folds them into `products`)."""
-    return {product.id: {"version": product_version(product), "record": record, "reviews": reviews}}
+def _product_level(
+    records: Iterable[tuple[dict[str, Any], Product]], **reviews: list[dict[str, Any]]
+) -> dict[str, Any]:
+    """An artifact's product-level findings, per (record shown, product) pair
+    (state.cache_products folds them into `products`)."""
+    return {p.id: {"version": product_version(p), "record": r, "reviews": reviews} for r, p in records}
 
 
 def _topic(question: str) -> str:
@@ -197,7 +200,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
         content = [{k: p[k] for k in ("id", "name", "brand", "price", "currency", "rating", "review_count", "stock")}
                    for p in shown]
-        level = {k: v for r, p in zip(shown, products, strict=True) for k, v in _product_level(r, p).items()}
+        level = _product_level(zip(shown, products, strict=True))
         return _dump({"products": content, "filters": {"query": query, "category": category, **bound}},
                      f"{len(content)} product(s) found"), {"products": shown, "product_level": level}
 
@@ -220,7 +223,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         }
         record = compact(product, stock=await _stock_total(store, product.id))
         return _dump(details, f"details of {product.name}"), {
-            "products": [record], "details": details, "product_level": _product_level(record, product)}
+            "products": [record], "details": details, "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
     async def compare_products(
@@ -238,7 +241,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
-        level = {k: v for r, p in zip(shown, products, strict=True) for k, v in _product_level(r, p).items()}
+        level = _product_level(zip(shown, products, strict=True))
         return _dump({"compare": rows}, f"{len(rows)} products compared"), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
@@ -268,7 +271,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         record = compact(product)
         return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
                        "reviews": reviews}, f"{len(reviews)} relevant review(s)"),
-                {"reviews": reviews, "products": [record], "product_level": _product_level(record, product, **{topic: reviews})})
+                {"reviews": reviews, "products": [record], "product_level": _product_level([(record, product)], **{topic: reviews})})
 
     @tool(response_format="content_and_artifact")
     async def product_coupons(
@@ -287,7 +290,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                "coupons": rows, "today": today.isoformat()}
         record = compact(product)
         return _dump(out, f"{len(rows)} coupon(s) valid"), {
-            "coupons": rows, "products": [record], "product_level": _product_level(record, product)}
+            "coupons": rows, "products": [record], "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
     async def view_cart(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -420,14 +423,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
         out: dict[str, Any] = {"fulfillment": chosen, "note": note}
         summary = chosen["kind"].replace("_", " ")
-        if chosen["kind"] == "pickup" and prefs.store_id:  # picked up at the shopper's own store, if it has it
-            pickup = await store.get_store(prefs.store_id)
+        pickup = await store.get_store(prefs.store_id) if chosen["kind"] == "pickup" and prefs.store_id else None
+        if pickup is not None:  # picked up at the shopper's own store, if it has enough of it
             item = _found(state).get("item") or {}
-            there = sum(r.quantity for r in await store.stock(str(item.get("product_id") or ""), store_ids=[prefs.store_id]))
-            if pickup is not None and there >= int(item.get("quantity") or 1):
+            there = sum(r.quantity for r in await store.stock(str(item.get("product_id") or ""), store_ids=[pickup.id]))
+            if there >= int(item.get("quantity") or 1):
                 out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
                 summary += f" at {pickup.name}"
-            elif pickup is not None:
+            else:
                 out["note"] = " ".join(filter(None, [note, f"{pickup.name} does not have enough in stock; "
                                                              "pick it up at a store that does."]))
         return _dump(out, summary), out
