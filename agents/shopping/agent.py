@@ -14,9 +14,10 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from langgraph.graph.state import CompiledStateGraph
 
-from agents.shopping.graph import build_graph, is_japanese
+from agents.shopping.graph import build_graph
 from agents.shopping.intents import yes_or_no
 from agents.shopping.offline import ShopSkill
+from agents.shopping.phrasebook import language, say
 from agents.shopping.render import RATES, cart_card, pending_card, price_text, product_card
 from agents.shopping.settings import ShopSettings
 from agents.shopping.state import new_turn
@@ -24,6 +25,7 @@ from agents.shopping.tools import ShopServices, status
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, OnFirstUse, TurnInput, WorkerJob
 from bot.config import Settings, load
 from bot.events import Card, Final
+from bot.locale import language_of
 
 log = logging.getLogger(__name__)
 
@@ -209,13 +211,15 @@ class ShopAgent(AgentDefinition):
 
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         today = getattr(turn, "today", None) or self.clock(turn.timezone)
+        lang = language_of(turn.text)  # the request's, not the platform's: Japanese in, Japanese out
         currency = (turn.currency or "USD").upper()
-        if is_japanese(turn.text) and currency == "USD":
+        if lang == "ja" and currency == "USD":
             currency = "JPY"
         return {
             "turn": new_turn(turn.text),
             "tool_context": {"user_id": turn.user_id, "currency": currency if currency in RATES else "USD",
-                             "locale": turn.locale, "timezone": turn.timezone, "today": today.isoformat()},
+                             "locale": turn.locale, "timezone": turn.timezone, "today": today.isoformat(),
+                             "language": lang},
         }
 
     def resume_value(self, turn: TurnInput, pending: Any) -> str | None:
@@ -224,38 +228,41 @@ class ShopAgent(AgentDefinition):
 
     def final(self, state: dict[str, Any]) -> Final:
         turn = state.get("turn") or {}
-        currency = (state.get("tool_context") or {}).get("currency", "USD")
+        context = state.get("tool_context") or {}
+        currency, lang = context.get("currency", "USD"), language(context)
         data = turn.get("data") or {}
         out: dict[str, Any] = {"intent": turn.get("intent")}
         cards: list[Card] = []
         if data.get("products") and turn.get("intent") not in ("purchase", "cart", "apply_coupon"):
             out["products"] = data["products"]
-            cards = [product_card(p, currency) for p in data["products"]]
+            cards = [product_card(p, currency, lang=lang) for p in data["products"]]
         if data.get("reviews"):
             out["reviews"] = data["reviews"]
         if data.get("cart") is not None:
             out["cart"] = data["cart"]
             if data["cart"]["items"]:
-                cards.append(cart_card(data["cart"], currency))
-        return Final(text=turn.get("answer") or "Sorry, I have no answer for that.", cards=cards, data=out)
+                cards.append(cart_card(data["cart"], currency, lang))
+        return Final(text=turn.get("answer") or say("no_answer", lang), cards=cards, data=out)
 
     def interrupted(self, value: Any) -> Final:
+        """The confirmation question; `confirm` passes the turn's language and currency with the change."""
         pending = dict(value or {})
-        if pending.get("action") == "apply_coupon":
-            text = f"Apply coupon {pending['code']} to your cart? Reply yes or no."
-        else:
-            verb = {"add": "Add", "set": "Set", "remove": "Remove"}.get(pending.get("action", ""), "Change")
-            amount = (f" ({price_text(pending['unit_price'] * pending['quantity'], 'USD', 'USD')})"
-                      if pending.get("unit_price") is not None and pending.get("action") != "remove" else "")
-            what = f"{pending.get('quantity')} × {pending.get('name')}" if pending.get("action") != "remove" else pending.get("name")
-            where = " from" if pending.get("action") == "remove" else " to"
-            text = f"{verb} {what}{amount}{where} your cart? Reply yes or no."
+        lang, currency = language(pending), pending.get("currency") or "USD"
+        action = pending.get("action")
+        if action == "apply_coupon":
+            text = say("confirm_coupon", lang, code=pending["code"])
+        elif action in ("add", "set", "remove"):
+            amount = (say("amount", lang, price=price_text(pending["unit_price"] * pending["quantity"], "USD", currency))
+                      if pending.get("unit_price") is not None and action != "remove" else "")
+            text = say(f"confirm_{action}", lang, quantity=pending.get("quantity"), name=pending.get("name"), amount=amount)
             if pending.get("note"):
                 text = f"{pending['note']} {text}"
+        else:
+            text = str(value)
         public = {k: pending.get(k) for k in ("action", "product_id", "quantity")}
         if pending.get("code"):
             public["code"] = pending["code"]
-        return Final(text=text, cards=[pending_card(pending, "USD")], data={"pending": public, "awaiting_input": True})
+        return Final(text=text, cards=[pending_card(pending, currency, lang)], data={"pending": public, "awaiting_input": True})
 
     async def close(self) -> None:
         services, self._services = self._services, []

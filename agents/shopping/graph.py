@@ -46,6 +46,7 @@ from agents.shopping.intents import (
     review_topic,
     search_filters,
 )
+from agents.shopping.phrasebook import language, say
 from agents.shopping.prompts import prompt
 from agents.shopping.render import cart_data, money
 from agents.shopping.state import (
@@ -58,11 +59,11 @@ from agents.shopping.state import (
     ShopState,
     cache_products,
 )
-from agents.shopping.tools import READ_TOOLS, ShopServices, make_tools, remember_store, status
+from agents.shopping.tools import READ_TOOLS, ShopServices, asked_store, make_tools, remember_store, status
 from bot.agent import AgentDeps
 from bot.faults import FaultClass, TurnFailed
 from bot.history import BoundedStateGraph
-from bot.locale import is_japanese
+from bot.locale import Language
 from bot.offline.model import tool_call
 from bot.tools import tool_node
 
@@ -106,11 +107,12 @@ class ShopNodes:
         turn = dict(state.get("turn") or {})
         text = turn["text"]
         context = state.get("tool_context") or {}
+        lang = language(context)
         store = await self.shop.ready()
         update: dict[str, Any] = {}
         notes: list[str] = []
         if state.get("awaiting"):  # the user moved on instead of answering the confirmation
-            notes.append("I did not make the earlier cart change.")
+            notes.append(say("earlier_change_dropped", lang))
             update["awaiting"] = None
         rules = classify(text)
         intent = rules.intent
@@ -135,7 +137,7 @@ class ShopNodes:
         if intent == "purchase":
             turn["action"] = "remove" if is_removal(text) else "add"
         shown = list(state.get("shown") or [])
-        product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"))
+        product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"), lang)
         turn["product_id"] = product_id
         if turn["city"] or turn["fulfillment"]:
             prefs = await store.get_prefs(context["user_id"])
@@ -144,12 +146,14 @@ class ShopNodes:
                 if "city" in changes:
                     changes.update(latitude=None, longitude=None, store_id=None)
                 await store.set_prefs(prefs.model_copy(update=changes))
-        if (picked := await remember_store(store, context["user_id"], text)) is not None:
-            notes.append(f"I'll use {picked.name} as your store.")
+        if (asked := await asked_store(store, text)) is not None:
+            turn["store_id"] = asked.id  # the stock answer says what this store has, even none
+            if await remember_store(store, context["user_id"], asked):
+                notes.append(say("store_saved", lang, store=asked.name))
         workflow = WORKFLOW_OF.get(intent, "search")
         turn["workflow"] = workflow
         if question is None and intent == "apply_coupon":
-            question = await self._coupon(store, text, context, turn)
+            question = await self._coupon(store, text, context, turn, lang)
         if question is not None:
             turn["answer"] = question  # `finish` puts the notes before it
             turn["route"] = "finish"
@@ -174,7 +178,7 @@ class ShopNodes:
                 "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *history, HumanMessage(text)]}
 
     async def _product(
-        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None
+        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None, lang: Language
     ) -> tuple[str | None, str | None]:
         """The product the turn is about, or a clarifying question."""
         if intent not in NEEDS_PRODUCT:
@@ -184,11 +188,11 @@ class ShopNodes:
             named = await self._named(store, text)
             if named:
                 return named, None
-        product_id, question = resolve(ref, shown, current)
+        product_id, question = resolve(ref, shown, current, lang)
         if product_id and await store.get_product(product_id) is None:
-            return None, f"I can't find a product with the id {product_id}. Search for it by name, e.g. `/shop sony earbuds`."
+            return None, say("unknown_product_id", lang, id=product_id)
         if product_id is None and question is None:
-            question = "Which product do you mean? Search first, e.g. `/shop wireless earbuds under $100`."
+            question = say("which_product", lang)
         return product_id, question
 
     @staticmethod
@@ -200,16 +204,18 @@ class ShopNodes:
                 return str(product.id)
         return None
 
-    async def _coupon(self, store: Any, text: str, context: dict[str, Any], turn: dict[str, Any]) -> str | None:
+    async def _coupon(
+        self, store: Any, text: str, context: dict[str, Any], turn: dict[str, Any], lang: Language
+    ) -> str | None:
         code = extract_coupon_code(text)
         if not code:
-            return "Which coupon code should I apply? For example: `/shop apply SAVE10`."
+            return say("which_coupon", lang)
         coupon = await store.get_coupon(code)
         if coupon is None:
-            return f"I don't know the coupon `{code}`. Ask `/shop coupons for this` to see the ones that apply."
+            return say("unknown_coupon", lang, code=code)
         today = self.shop.today(context)
         if coupon.expires < today:
-            return f"The coupon `{coupon.code}` expired on {coupon.expires.isoformat()}."
+            return say("coupon_expired", lang, code=coupon.code, date=coupon.expires.isoformat())
         turn["data"] = {**turn.get("data", {}), "pending": {
             "action": "apply_coupon", "product_id": None, "quantity": 0, "code": coupon.code,
             "name": f"coupon {coupon.code}", "description": coupon.description,
@@ -317,16 +323,17 @@ class ShopNodes:
     async def confirm(self, state: ShopState) -> dict[str, Any]:
         """Pause until the user confirms; only then write the cart."""
         turn = dict(state["turn"])
-        pending = (turn.get("data") or {}).get("pending") or state.get("awaiting")
-        answer = interrupt(pending)
+        pending: dict[str, Any] = (turn.get("data") or {}).get("pending") or state.get("awaiting") or {}
         context = state.get("tool_context") or {}
+        lang = language(context)
+        # the question is asked in the request's language and shows prices in the shopper's currency
+        answer = interrupt({**pending, "language": lang, "currency": context.get("currency") or "USD"})
         store = self.shop.store
         user = context["user_id"]
         data = dict(turn.get("data") or {})
-        japanese = is_japanese(turn["text"])
         if str(answer).strip().lower() not in ("yes", "y", "confirm", "はい"):
             cart = await store.get_cart(user)
-            turn["answer"] = "カートは変更していません。" if japanese else "OK, I left your cart unchanged."
+            turn["answer"] = say("cart_unchanged", lang)
             data["cart"] = cart_data(cart)
             data.pop("pending", None)
             turn["data"], turn["confirmed"] = data, False
@@ -335,22 +342,22 @@ class ShopNodes:
         try:
             if pending["action"] == "add":
                 cart = await store.cart_add(user, pending["product_id"], pending["quantity"])
-                done = f"Added {pending['quantity']} × {pending['name']} to your cart."
+                done = say("added", lang, quantity=pending["quantity"], name=pending["name"])
             elif pending["action"] == "set":
                 cart = await store.cart_set(user, pending["product_id"], pending["quantity"])
-                done = f"{pending['name']}: quantity set to {pending['quantity']}."
+                done = say("quantity_set", lang, quantity=pending["quantity"], name=pending["name"])
             elif pending["action"] == "remove":
                 cart = await store.cart_remove(user, pending["product_id"])
-                done = f"Removed {pending['name']} from your cart."
+                done = say("removed", lang, name=pending["name"])
             else:
                 cart = await store.cart_apply_coupon(user, pending["code"], today=self.shop.today(context))
-                done = f"Applied coupon {pending['code']}."
+                done = say("coupon_applied", lang, code=pending["code"])
         except ValueError as exc:  # CartError: the cart is unchanged
             cart = await store.get_cart(user)
-            done = f"I couldn't change your cart: {exc}"
+            done = say("cart_error", lang, error=exc)
         data["cart"] = cart_data(cart)
         data.pop("pending", None)
-        turn["answer"] = f"{done} Cart total: {money(cart.total, cart.currency)}."
+        turn["answer"] = f"{done} {say('cart_total', lang, total=money(cart.total, cart.currency))}"
         turn["data"], turn["confirmed"] = data, True
         return {"turn": turn, "awaiting": None}
 
@@ -361,7 +368,8 @@ class ShopNodes:
         messages = state.get("messages") or []
         if not turn.get("answer"):
             last = next((m for m in reversed(messages) if isinstance(m, AIMessage) and not m.tool_calls), None)
-            turn["answer"] = _text(last) if last is not None and _text(last) else "Sorry, I have no answer for that."
+            turn["answer"] = _text(last) if last is not None and _text(last) else \
+                say("no_answer", language(state.get("tool_context")))
         if turn.get("note"):
             turn["answer"] = f"{turn['note']} {turn['answer']}"
         update: dict[str, Any] = {"turn": turn}

@@ -13,6 +13,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from agents.shopping.phrasebook import say
+from bot.locale import Language
 from bot.offline.extract import extract_min_rating, extract_ordinal, extract_price_range, parse_number
 
 IntentName = Literal[
@@ -252,27 +254,29 @@ def product_reference(text: str) -> Reference:
     return Reference(this=bool(_THIS.search(text)))
 
 
-def resolve(ref: Reference, shown: list[dict[str, Any]], current: str | None) -> tuple[str | None, str | None]:
-    """(product id, clarifying question): which product `ref` means, given the products last shown
-    (in order, each with id, name, price, rating) and the current product."""
+def resolve(
+    ref: Reference, shown: list[dict[str, Any]], current: str | None, lang: Language = "en"
+) -> tuple[str | None, str | None]:
+    """(product id, clarifying question in `lang`): which product `ref` means, given the products
+    last shown (in order, each with id, name, price, rating) and the current product."""
     if ref.product_id:
         return ref.product_id, None
     if ref.ordinal is not None:
         if not shown:
-            return None, "Which product do you mean? Search first, e.g. `wireless earbuds under $100`."
+            return None, say("which_product", lang)
         index = ref.ordinal - 1 if ref.ordinal > 0 else len(shown) + ref.ordinal
         if not 0 <= index < len(shown):
-            return None, f"I showed {len(shown)} product(s); which one do you mean (1–{len(shown)})?"
+            return None, say("which_of_shown", lang, count=len(shown))
         return shown[index]["id"], None
     if ref.pick:
         if len(shown) < 2:
-            return (shown[0]["id"], None) if shown else (None, "Cheaper than which? Search for products first.")
+            return (shown[0]["id"], None) if shown else (None, say("compared_to_what", lang))
         key = {"cheapest": lambda p: (p["price"], p["id"]), "priciest": lambda p: (-p["price"], p["id"]),
                "best_rated": lambda p: (-p["rating"], p["price"])}[ref.pick]
         ranked = sorted(shown, key=key)  # type: ignore[arg-type]
         first, second = ranked[0], ranked[1]
         if key(first)[0] == key(second)[0]:  # type: ignore[operator]
-            return None, f"{first['name']} and {second['name']} tie on that; which one do you mean?"
+            return None, say("tie", lang, first=first["name"], second=second["name"])
         return first["id"], None
     if current:
         return current, None
@@ -280,7 +284,7 @@ def resolve(ref: Reference, shown: list[dict[str, Any]], current: str | None) ->
         return shown[0]["id"], None
     if shown:
         names = ", ".join(f"{i + 1}. {p['name']}" for i, p in enumerate(shown[:5]))
-        return None, f"Which one do you mean? {names}"
+        return None, say("which_one", lang, names=names)
     return None, None
 
 

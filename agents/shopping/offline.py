@@ -24,8 +24,10 @@ from agents.shopping.intents import (
     review_topic,
     search_filters,
 )
+from agents.shopping.models import CATALOG_CURRENCY
+from agents.shopping.phrasebook import fulfillment_word, retell, say
 from agents.shopping.render import money
-from bot.locale import is_japanese
+from bot.locale import Language, is_japanese, language_of
 from bot.offline.model import OfflineRequest, tool_call
 
 STAGE_TOOL_NAMES = {"locate_user", "find_stores", "check_stock", "validate_product", "validate_stock",
@@ -99,35 +101,32 @@ HELP_JA = ("ショッピングアシスタントです（オフラインモデ�
 
 
 def compose(results: list[ToolMessage], text: str) -> str:
-    """An answer from the tool results of this turn (the last result of each tool counts)."""
-    ja = is_japanese(text)
+    """An answer from the tool results of this turn (the last result of each tool counts), in the
+    language of the shopper's message."""
+    lang = language_of(text)
     last = results[-1]
     data = _load(last)
     if "error" in data:
-        return (f"すみません、{data['error']}" if ja else f"Sorry — {data['error']}")
+        return say("sorry", lang, error=retell(data, lang))
     name = last.name or ""
     if name == "search_products":
         products = data.get("products") or []
         if not products:
-            return "条件に合う商品が見つかりませんでした。条件を緩めてみてください。" if ja else \
-                "No products match that. Try fewer words or a higher budget."
-        head = f"{len(products)}件見つかりました：" if ja else f"Here are {len(products)} products that match:"
-        return head + "\n" + "\n".join(
-            f"{i + 1}. {p['name']} — {money(p['price'], p['currency'])}, "
-            f"{p['rating']:.1f}/5 ({p.get('review_count', 0)} reviews)" for i, p in enumerate(products))
+            return say("no_products", lang)
+        return say("products_found", lang, count=len(products)) + "\n" + "\n".join(
+            say("product_line", lang, n=i + 1, name=p["name"], price=money(p["price"], p["currency"]),
+                rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))
     if name == "product_details":
         specs = "; ".join(f"{k}: {v}" for k, v in list((data.get("specs") or {}).items())[:8])
-        ways = ", ".join(f"{f['kind'].replace('_', ' ')} ({f['days']} day(s), {money(f['fee'], data['currency'])})"
-                         for f in data.get("fulfillment") or [])
+        ways = ("、" if lang == "ja" else ", ").join(
+            say("way", lang, kind=fulfillment_word(f["kind"], lang), days=f["days"], fee=money(f["fee"], data["currency"]))
+            for f in data.get("fulfillment") or [])
         variants = ", ".join(v["label"] for v in data.get("variants") or [])
-        lines = [f"{data['name']} ({data.get('brand', '')}) — {money(data['price'], data['currency'])}, "
-                 f"rated {data['rating']:.1f}/5."]
-        if specs:
-            lines.append(("仕様: " if ja else "Specs: ") + specs + ".")
-        if variants:
-            lines.append(("バリエーション: " if ja else "Variants: ") + variants + ".")
-        if ways:
-            lines.append(("受け取り方法: " if ja else "Delivery: ") + ways + ".")
+        lines = [say("details_head", lang, name=data["name"], brand=data.get("brand", ""),
+                     price=money(data["price"], data["currency"]), rating=data["rating"])]
+        for key, listed in (("specs", specs), ("variants", variants), ("delivery", ways)):
+            if listed:
+                lines.append(say(key, lang, items=listed))
         return "\n".join(lines)
     if name == "compare_products":
         rows = data.get("compare") or []
@@ -135,46 +134,54 @@ def compose(results: list[ToolMessage], text: str) -> str:
         best = max(rows, key=lambda r: r["rating"])
         lines = [f"• {r['name']}: {money(r['price'], r['currency'])}, {r['rating']:.1f}/5"
                  + ("; " + ", ".join(f"{k} {v}" for k, v in r["specs"].items()) if r["specs"] else "") for r in rows]
-        tail = (f"最安: {cheapest['name']}、最高評価: {best['name']}" if ja
-                else f"Cheapest: {cheapest['name']}. Best rated: {best['name']}.")
-        return "\n".join([*lines, tail])
+        return "\n".join([*lines, say("compare_tail", lang, cheapest=cheapest["name"], best=best["name"])])
     if name == "review_search":
         reviews = data.get("reviews") or []
         if not reviews:
-            return f"{data.get('product')}: no reviews found on that."
-        good = sum(1 for r in reviews if r["rating"] >= 4)
-        bad = sum(1 for r in reviews if r["rating"] <= 2)
-        head = (f"{data['product']}（平均 {data['rating']:.1f}/5、{data['review_count']}件）で関連するレビュー {len(reviews)}件："
-                f"好意的 {good}件、否定的 {bad}件。" if ja else
-                f"{data['product']} is rated {data['rating']:.1f}/5 over {data['review_count']} reviews. "
-                f"The {len(reviews)} reviews closest to your question: {good} positive, {bad} negative.")
+            return say("no_reviews", lang, product=data.get("product"))
+        head = say("reviews_head", lang, product=data["product"], rating=data["rating"], count=data["review_count"],
+                   shown=len(reviews), good=sum(1 for r in reviews if r["rating"] >= 4),
+                   bad=sum(1 for r in reviews if r["rating"] <= 2))
         quotes = "\n".join(f"• {r['rating']}★ “{_clip(r['text'])}”" for r in reviews[:3])
         return f"{head}\n{quotes}"
     if name == "product_coupons":
         coupons = data.get("coupons") or []
         if not coupons:
-            return f"No coupons apply to {data.get('product')} today."
-        return f"Coupons for {data.get('product')}:\n" + "\n".join(
-            f"• {c['code']}: {c['value']:g}{'%' if c['kind'] == 'percent' else ' off'}"
-            + (f", min spend {c['min_spend']:g}" if c.get("min_spend") else "") + f", until {c['expires']}"
+            return say("no_coupons", lang, product=data.get("product"))
+        return say("coupons_head", lang, product=data.get("product")) + "\n" + "\n".join(
+            say("coupon_line", lang, code=c["code"], expires=c["expires"],
+                value=say("percent_off" if c["kind"] == "percent" else "amount_off", lang, value=c["value"],
+                          money=money(c["value"], CATALOG_CURRENCY)),
+                min_spend=say("min_spend", lang, value=c["min_spend"], money=money(c["min_spend"], CATALOG_CURRENCY))
+                if c.get("min_spend") else "")
             for c in coupons)
     if name == "view_cart":
         items = data.get("items") or []
         if not items:
-            return "カートは空です。" if ja else "Your cart is empty."
-        lines = [f"• {i['quantity']} × {i['name']} — {money(i['unit_price'] * i['quantity'], data['currency'])}"
-                 for i in items]
-        return "\n".join(["Your cart:", *lines, f"Total: {money(data['total'], data['currency'])}"])
+            return say("cart_empty", lang)
+        lines = [say("cart_line", lang, quantity=i["quantity"], name=i["name"],
+                     price=money(i["unit_price"] * i["quantity"], data["currency"])) for i in items]
+        return "\n".join([say("cart_head", lang), *lines, say("total", lang, total=money(data["total"], data["currency"]))])
     if name == "check_stock":
-        rows = data.get("stock") or []
-        have = [r for r in rows if r["quantity"]]
-        ship = " It can also be shipped." if data.get("ships") else ""
-        if not have:
-            return f"{data['product']} is not in stock at the stores near you.{ship}"
-        return f"{data['product']} near you:\n" + "\n".join(
-            f"• {r['name']} ({r['km']} km, open {r['hours']}): {r['quantity']} in stock" for r in have
-        ) + (f"\n{ship.strip()}" if ship else "")  # its own line, not glued to the last store's
+        return _stock_answer(data, lang)
     return "\n".join(str(m.content) for m in results[-2:])
+
+
+def _stock_answer(data: dict[str, Any], lang: Language) -> str:
+    """The stores near the shopper that have the product, one a line. A store the shopper asked
+    about is named first, and said plainly when it has none; shipping goes on its own line."""
+    rows = data.get("stock") or []
+    asked = next((r for r in rows if r.get("asked")), None)
+    have = [r for r in rows if r["quantity"]]
+    lines = [say("stock_line", lang, store=r["name"], km=r["km"], hours=r["hours"], quantity=r["quantity"]) for r in have]
+    if asked is not None and not asked["quantity"]:
+        head = [say("stock_none_at", lang, store=asked["name"], product=data["product"])]
+        head.append(say("stock_elsewhere", lang) if have else say("stock_none_else", lang))
+    elif have:
+        head = [say("stock_head", lang, product=data["product"])]
+    else:
+        head = [say("stock_none", lang, product=data["product"])]
+    return "\n".join([*head, *lines, *([say("ships", lang)] if data.get("ships") else [])])
 
 
 def _clip(text: str, limit: int = 160) -> str:

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 
 from agents.shopping.models import CATALOG_CURRENCY, Cart, Product
+from agents.shopping.phrasebook import fulfillment_word, label
 from bot.events import Action, Card
+from bot.locale import Language
 
 # Fixed reference rates (units per USD) for showing prices and reading budgets in the shopper's
 # currency. They are approximate and say so ("≈"); the catalog's own price is always shown.
@@ -47,15 +49,16 @@ def compact(product: Product, *, stock: int | None = None) -> dict[str, Any]:
     return out
 
 
-def product_card(p: dict[str, Any], shopper_currency: str, *, command: str = "/shop") -> Card:
-    fields = {"Price": price_text(p["price"], p["currency"], shopper_currency),
-              "Rating": f"{p['rating']:.1f}/5 ({p.get('review_count', 0)} reviews)"}
+def product_card(p: dict[str, Any], shopper_currency: str, *, command: str = "/shop", lang: Language = "en") -> Card:
+    fields = {label("price", lang): price_text(p["price"], p["currency"], shopper_currency),
+              label("rating", lang): f"{p['rating']:.1f}/5 ({label('reviews', lang, n=p.get('review_count', 0))})"}
     if "stock" in p:
-        fields["Stock"] = f"{p['stock']} in stores" if p["stock"] else "Online only"
+        fields[label("stock", lang)] = label("in_stores", lang, n=p["stock"]) if p["stock"] else label("online_only", lang)
     return Card(
         title=p["name"], subtitle=f"{p.get('brand') or ''} · {p['category']} · {p['id']}".strip(" ·"),
         fields=fields, image_url=p.get("image_url"),
-        actions=[Action(label="Add to cart", value=f"{command} add {p['id']}", style="primary")],
+        actions=[Action(label=label("add_to_cart", lang), value=label("add_command", lang, command=command, id=p["id"]),
+                        style="primary")],
     )
 
 
@@ -68,28 +71,31 @@ def cart_data(cart: Cart) -> dict[str, Any]:
     }
 
 
-def cart_card(cart: dict[str, Any], shopper_currency: str) -> Card:
+def cart_card(cart: dict[str, Any], shopper_currency: str, lang: Language = "en") -> Card:
     fields = {f"{i['quantity']} × {i['name']}": money(i["unit_price"] * i["quantity"], cart["currency"])
               for i in cart["items"][:10]}
     if cart.get("discount"):
-        fields[f"Coupon {cart.get('coupon')}"] = "−" + money(cart["discount"], cart["currency"])
-    fields["Total"] = price_text(cart["total"], cart["currency"], shopper_currency)
-    return Card(title="Your cart", subtitle=f"{sum(i['quantity'] for i in cart['items'])} item(s)", fields=fields)
+        fields[label("coupon", lang, code=cart.get("coupon"))] = "−" + money(cart["discount"], cart["currency"])
+    fields[label("total", lang)] = price_text(cart["total"], cart["currency"], shopper_currency)
+    return Card(title=label("cart", lang), subtitle=label("items", lang, n=sum(i["quantity"] for i in cart["items"])),
+                fields=fields)
 
 
-def pending_card(pending: dict[str, Any], shopper_currency: str) -> Card:
-    verb = {"add": "Add", "set": "Set quantity of", "remove": "Remove", "apply_coupon": "Apply coupon"}[pending["action"]]
-    title = f"{verb} {pending.get('name') or pending.get('code') or pending.get('product_id')}"
+def pending_card(pending: dict[str, Any], shopper_currency: str, lang: Language = "en") -> Card:
+    coupon = pending["action"] == "apply_coupon"  # its name is "coupon CODE": the title names the code once
+    title = label(pending["action"], lang, name=pending.get("code") if coupon else pending.get("name") or pending.get("product_id"))
     fields: dict[str, str] = {}
     if pending["action"] in ("add", "set"):
-        fields["Quantity"] = str(pending["quantity"])
+        fields[label("quantity", lang)] = str(pending["quantity"])
         if pending.get("unit_price") is not None:
-            fields["Price"] = price_text(pending["unit_price"] * pending["quantity"], CATALOG_CURRENCY, shopper_currency)
+            fields[label("price", lang)] = price_text(pending["unit_price"] * pending["quantity"], CATALOG_CURRENCY,
+                                                      shopper_currency)
     if pending.get("fulfillment"):
-        fields["Fulfillment"] = pending["fulfillment"].replace("_", " ")
-        if pending.get("store"):
-            fields["Fulfillment"] += f" at {pending['store']}"
+        kind = fulfillment_word(pending["fulfillment"], lang)
+        fields[label("fulfillment", lang)] = (label("at_store", lang, kind=kind, store=pending["store"])
+                                              if pending.get("store") else kind)
     return Card(
-        title=title, subtitle="Waiting for your confirmation", fields=fields,
-        actions=[Action(label="Confirm", value="yes", style="primary"), Action(label="Cancel", value="no", style="danger")],
+        title=title, subtitle=label("waiting", lang), fields=fields,
+        actions=[Action(label=label("confirm", lang), value="yes", style="primary"),
+                 Action(label=label("cancel", lang), value="no", style="danger")],
     )

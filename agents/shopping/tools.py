@@ -21,6 +21,7 @@ from langgraph.config import get_stream_writer
 from langgraph.prebuilt import InjectedState
 
 from agents.shopping.models import CATALOG_CURRENCY, Product, Store
+from agents.shopping.phrasebook import fulfillment_word, language, refusal, say
 from agents.shopping.render import cart_data, compact, convert
 from agents.shopping.state import product_version
 from bot.events import Status
@@ -36,7 +37,12 @@ def status(text: str) -> None:
 
 
 class ToolRefused(Exception):
-    """A request the tool answers with a clear reason instead of a result (unknown product…)."""
+    """A request the tool answers with a clear reason instead of a result (unknown product…):
+    a phrasebook key and its values."""
+
+    def __init__(self, key: str, **values: Any) -> None:
+        super().__init__(say(key, "en", **values))
+        self.key, self.values = key, values
 
 
 @dataclass
@@ -74,7 +80,18 @@ def _dump(value: Any, summary: str) -> str:
 
 
 def _error(message: str) -> tuple[str, dict[str, Any]]:
+    """A refusal that only the model reads (stages called out of order)."""
     return _dump({"error": message}, message), {"error": message}
+
+
+def _refuse(key: str, **values: Any) -> tuple[str, dict[str, Any]]:
+    """A refusal the shopper may read: its English text, and its key for retelling it (phrasebook)."""
+    out = refusal(key, **values)
+    return _dump(out, out["error"]), out
+
+
+def _refused(exc: ToolRefused) -> tuple[str, dict[str, Any]]:
+    return _refuse(exc.key, **exc.values)
 
 
 def _context(state: dict[str, Any]) -> dict[str, Any]:
@@ -95,10 +112,10 @@ def _found(state: dict[str, Any]) -> dict[str, Any]:
 
 async def _product(store: Any, product_id: str | None) -> Product:
     if not product_id:
-        raise ToolRefused("No product is selected. Ask the user which product they mean.")
+        raise ToolRefused("no_product_selected")
     product = await store.get_product(product_id)
     if product is None:
-        raise ToolRefused(f"There is no product with id {product_id} in the catalog.")
+        raise ToolRefused("no_such_product", id=product_id)
     return product
 
 
@@ -156,22 +173,24 @@ def named_store(stores: Sequence[Store], text: str) -> Store | None:
     return None
 
 
-async def remember_store(store: Any, user_id: str, text: str) -> Store | None:
-    """User-level state: the store the text picks becomes the shopper's preferred store (in every
-    conversation), and its city theirs. The store when it was not their store yet, else None."""
+async def asked_store(store: Any, text: str) -> Store | None:
+    """The store the text picks ("at the Umeda store", 「渋谷店」), if any."""
     if not _STORE_HINT.search(text):  # most messages name no store: no query for them
         return None
-    chosen = named_store(await store.stores(), text)
-    if chosen is None:
-        return None
+    return named_store(await store.stores(), text)
+
+
+async def remember_store(store: Any, user_id: str, chosen: Store) -> bool:
+    """User-level state: the store the shopper picked becomes their preferred store (in every
+    conversation), and its city theirs. Whether it was not their store yet."""
     prefs = await store.get_prefs(user_id)
     if prefs.store_id == chosen.id:
-        return None
+        return False
     update: dict[str, Any] = {"store_id": chosen.id}
     if prefs.city != chosen.city:
         update.update(city=chosen.city, latitude=chosen.latitude, longitude=chosen.longitude)
     await store.set_prefs(prefs.model_copy(update=update))
-    return chosen
+    return True
 
 
 def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
@@ -213,7 +232,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _error(str(exc))
+            return _refused(exc)
         status(f"Looking up {product.name}…")
         details = {
             "id": product.id, "name": product.name, "brand": product.brand, "category": product.category,
@@ -235,7 +254,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         ids = product_ids or [p["id"] for p in (state.get("shown") or [])[:3]]
         products = await store.get_products(ids[:4])
         if len(products) < 2:
-            return _error("Comparing needs at least two products; search first or name them.")
+            return _refuse("compare_needs_two")
         status("Comparing " + ", ".join(p.name for p in products) + "…")
         shared = set.intersection(*(set(p.specs) for p in products))
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
@@ -254,7 +273,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _error(str(exc))
+            return _refused(exc)
         topic = _topic(question)
         known = (state.get("products") or {}).get(product.id) or {}
         if known.get("version") == product_version(product) and topic in (known.get("reviews") or {}):
@@ -263,7 +282,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         else:
             index = await shop.reviews()
             if index is None:
-                return _error("Review search is not available.")
+                return _refuse("reviews_unavailable")
             status(f"Reading reviews of {product.name}…")
             await index.sync(store, [product.id])  # embeds only reviews not yet embedded
             hits = await index.search(question, product_id=product.id, k=5)
@@ -283,7 +302,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _error(str(exc))
+            return _refused(exc)
         coupons = await store.coupons_for(product, today=today)
         rows = [c.model_dump(mode="json") for c in coupons]
         out = {"product": product.name, "category": product.category, "price": product.price,
@@ -310,11 +329,11 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         prefs = await store.get_prefs(_context(state)["user_id"])
         city = city or _turn(state).get("city") or prefs.city
         if not city:
-            return _error("The shopper's location is unknown. Ask which city they are in.")
+            return _refuse("location_unknown")
         stores = await store.stores_in_city(city)
         if not stores:
             cities = ", ".join(await store.cities())
-            return _error(f"There are no stores in {city}. Stores are in: {cities}.")
+            return _refuse("no_stores_in_city", city=city, cities=cities)
         lat = sum(s.latitude for s in stores) / len(stores)
         lon = sum(s.longitude for s in stores) / len(stores)
         if prefs.city != stores[0].city:
@@ -324,7 +343,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
 
     @tool(response_format="content_and_artifact")
     async def find_stores(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
-        """Stage 2: the stores nearest the shopper's location (the preferred store first)."""
+        """Stage 2: the stores nearest the shopper's location (the store they asked about, then
+        their preferred store, first; the one asked about is marked `asked`)."""
         store = await shop.ready()
         location = _found(state).get("location")
         if not location:
@@ -332,12 +352,16 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         status(f"Finding stores near {location['city']}…")
         ranked = await store.stores_near(location["latitude"], location["longitude"], limit=100)
         prefs = await store.get_prefs(_context(state)["user_id"])
+        asked = _turn(state).get("store_id")
         near = ranked[:4]
-        preferred = [(s, km) for s, km in ranked[4:] if s.id == prefs.store_id and s.city == location["city"]]
-        if preferred:  # the shopper's own store, even when four others are nearer
-            near = [*preferred, *near[:3]]
-        near.sort(key=lambda pair: (pair[0].id != prefs.store_id, pair[1]))
-        rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours} for s, km in near]
+        # the store asked about, and the shopper's own store, even when four others are nearer
+        first = [(s, km) for s, km in ranked[4:]
+                 if s.id == asked or (s.id == prefs.store_id and s.city == location["city"])]
+        if first:
+            near = [*first, *near[:4 - len(first)]]
+        near.sort(key=lambda pair: (pair[0].id != asked, pair[0].id != prefs.store_id, pair[1]))
+        rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours,
+                 **({"asked": True} if s.id == asked else {})} for s, km in near]
         return _dump({"stores": rows}, f"{len(rows)} store(s) nearby"), {"stores": rows}
 
     @tool(response_format="content_and_artifact")
@@ -347,7 +371,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state))
         except ToolRefused as exc:
-            return _error(str(exc))
+            return _refused(exc)
         stores = _found(state).get("stores") or []
         if not stores:
             return _error("Find stores first.")
@@ -372,15 +396,15 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state))
         except ToolRefused as exc:
-            return _error(str(exc))
+            return _refused(exc)
         if action == "remove":
             quantity = 0
         elif not 1 <= quantity <= MAX_QUANTITY:
-            return _error(f"The quantity must be between 1 and {MAX_QUANTITY}; {quantity} is not possible.")
+            return _refuse("quantity_range", max=MAX_QUANTITY, quantity=quantity)
         if action in ("remove", "set"):
             cart = await store.get_cart(_context(state)["user_id"])
             if not any(i.product_id == product.id for i in cart.items):
-                return _error(f"{product.name} is not in the cart.")
+                return _refuse("not_in_cart", product=product.name)
         item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity}
         return _dump({"ok": True, **item}, f"{product.name}: ok"), {"item": item, "products": [compact(product)]}
 
@@ -395,7 +419,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         in_stores = await _stock_total(store, product.id)
         ships = any(f.kind == "ship" for f in product.fulfillment)
         if not in_stores and not ships:
-            return _error(f"{product.name} is out of stock in every store and cannot be shipped right now.")
+            return _refuse("out_of_stock_everywhere", product=product.name)
         options = [f.model_dump() for f in product.fulfillment
                    if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
         out = {"in_store_stock": in_stores, "options": options}
@@ -412,12 +436,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         if not options:
             return _error("Validate stock first.")
         prefs = await store.get_prefs(_context(state)["user_id"])
+        lang = language(_context(state))  # the notes are read by the shopper, in the confirmation
         wanted = kind or _turn(state).get("fulfillment") or prefs.fulfillment
         chosen = next((o for o in options if o["kind"] == wanted), None)
         note = None
         if chosen is None:
             if wanted:
-                note = f"{wanted.replace('_', ' ')} is not available for this product."
+                note = say("kind_unavailable", lang, kind=fulfillment_word(wanted, lang))
+                note = note[:1].upper() + note[1:]
             chosen = min(options, key=lambda o: (o["days"], o["fee"]))
         if kind and chosen["kind"] == kind and prefs.fulfillment != kind:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
@@ -431,8 +457,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                 out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
                 summary += f" at {pickup.name}"
             else:
-                out["note"] = " ".join(filter(None, [note, f"{pickup.name} does not have enough in stock; "
-                                                             "pick it up at a store that does."]))
+                out["note"] = " ".join(filter(None, [note, say("store_lacks_stock", lang, store=pickup.name)]))
         return _dump(out, summary), out
 
     @tool(response_format="content_and_artifact")

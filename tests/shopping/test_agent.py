@@ -54,7 +54,7 @@ async def test_search_in_japanese_reads_a_yen_budget(runtime: ConversationRuntim
     products = answer.data["products"]
     assert products and all(p["category"] == "audio" and p["price"] <= 10_000 / 150 + 0.01 for p in products)
     assert "件見つかりました" in answer.text
-    assert "≈ ¥" in answer.cards[0].fields["Price"]  # the shopper's currency beside the catalog's
+    assert "≈ ¥" in answer.cards[0].fields["価格"]  # the shopper's currency beside the catalog's, labelled in Japanese
 
 
 async def test_review_question_about_the_second_product_retrieves_reviews_on_that_aspect(
@@ -273,7 +273,7 @@ async def test_a_store_named_in_japanese_becomes_the_preferred_store(
 
 async def test_the_store_is_confirmed_once_when_a_question_follows(runtime: ConversationRuntime) -> None:
     answer = final(await say(runtime, "/shop 梅田店で受け取りたい", user="u5", thread="q"))
-    assert answer.text.count("Concierge Shop Umeda as your store") == 1, answer.text
+    assert answer.text.count("Concierge Shop Umedaをご利用の店舗として登録しました") == 1, answer.text  # in Japanese
 
 
 async def test_being_somewhere_names_no_store(runtime: ConversationRuntime, store: CatalogStore) -> None:

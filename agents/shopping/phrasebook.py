@@ -1,0 +1,175 @@
+"""What /shop says to the shopper, in the language of their request (Japanese in, Japanese out;
+English otherwise): notes, clarifying questions, confirmations, card labels, the offline model's
+answers and the tools' refusals.
+
+The language is picked once per turn (`ShopAgent.turn_input`, `bot.locale.language_of`) and kept
+in the tool context; `language(context)` reads it back. A tool refusal carries its key and values
+(`refusal`), so its English text is what the model reads and the offline answer can retell it in
+Japanese."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.locale import Language
+
+TEXTS: dict[str, dict[Language, str]] = {
+    # --- notes before an answer ---------------------------------------------------------------
+    "store_saved": {"en": "I'll use {store} as your store.", "ja": "{store}をご利用の店舗として登録しました。"},
+    "earlier_change_dropped": {"en": "I did not make the earlier cart change.",
+                               "ja": "先ほどのカートの変更は行っていません。"},
+    # --- clarifying questions -------------------------------------------------------------------
+    "which_product": {"en": "Which product do you mean? Search first, e.g. `/shop wireless earbuds under $100`.",
+                      "ja": "どの商品のことですか？ まず商品を探してください。例: `/shop ワイヤレスイヤホン 1万円以下`"},
+    "which_of_shown": {"en": "I showed {count} product(s); which one do you mean (1–{count})?",
+                       "ja": "表示した商品は{count}件です。どれのことですか（1〜{count}）？"},
+    "compared_to_what": {"en": "Cheaper than which? Search for products first.",
+                         "ja": "どの商品と比べますか？ まず商品を探してください。"},
+    "tie": {"en": "{first} and {second} tie on that; which one do you mean?",
+            "ja": "{first}と{second}はその点で同じです。どちらのことですか？"},
+    "which_one": {"en": "Which one do you mean? {names}", "ja": "どれのことですか？ {names}"},
+    "unknown_product_id": {"en": "I can't find a product with the id {id}. Search for it by name, e.g. `/shop sony earbuds`.",
+                           "ja": "ID {id} の商品は見つかりません。商品名で探してください。例: `/shop ワイヤレスイヤホン`"},
+    "which_coupon": {"en": "Which coupon code should I apply? For example: `/shop apply SAVE10`.",
+                     "ja": "どのクーポンコードを使いますか？ 例: `/shop クーポン SAVE10 を使って`"},
+    "unknown_coupon": {"en": "I don't know the coupon `{code}`. Ask `/shop coupons for this` to see the ones that apply.",
+                       "ja": "クーポン `{code}` は見つかりません。`/shop この商品のクーポンは？` で使えるクーポンを確認できます。"},
+    "coupon_expired": {"en": "The coupon `{code}` expired on {date}.",
+                       "ja": "クーポン `{code}` は{date}で期限が切れています。"},
+    # --- confirmation -------------------------------------------------------------------------------
+    "confirm_add": {"en": "Add {quantity} × {name}{amount} to your cart? Reply yes or no.",
+                    "ja": "{name}を{quantity}個{amount}カートに追加しますか？「はい」か「いいえ」でお答えください。"},
+    "confirm_set": {"en": "Set {quantity} × {name}{amount} to your cart? Reply yes or no.",
+                    "ja": "カートの{name}を{quantity}個{amount}にしますか？「はい」か「いいえ」でお答えください。"},
+    "confirm_remove": {"en": "Remove {name} from your cart? Reply yes or no.",
+                       "ja": "{name}をカートから削除しますか？「はい」か「いいえ」でお答えください。"},
+    "confirm_coupon": {"en": "Apply coupon {code} to your cart? Reply yes or no.",
+                       "ja": "クーポン{code}をカートに適用しますか？「はい」か「いいえ」でお答えください。"},
+    "amount": {"en": " ({price})", "ja": "（{price}）"},
+    "cart_unchanged": {"en": "OK, I left your cart unchanged.", "ja": "カートは変更していません。"},
+    "added": {"en": "Added {quantity} × {name} to your cart.", "ja": "{name}を{quantity}個カートに追加しました。"},
+    "quantity_set": {"en": "{name}: quantity set to {quantity}.", "ja": "{name}の数量を{quantity}個にしました。"},
+    "removed": {"en": "Removed {name} from your cart.", "ja": "{name}をカートから削除しました。"},
+    "coupon_applied": {"en": "Applied coupon {code}.", "ja": "クーポン{code}を適用しました。"},
+    "cart_error": {"en": "I couldn't change your cart: {error}.", "ja": "カートを変更できませんでした（{error}）。"},
+    "cart_total": {"en": "Cart total: {total}.", "ja": "カートの合計: {total}"},
+    "no_answer": {"en": "Sorry, I have no answer for that.", "ja": "すみません、お答えできませんでした。"},
+    # --- fulfillment notes (choose_fulfillment) ------------------------------------------------------
+    "kind_unavailable": {"en": "{kind} is not available for this product.",
+                         "ja": "この商品は{kind}に対応していません。"},
+    "store_lacks_stock": {"en": "{store} does not have enough in stock; pick it up at a store that does.",
+                          "ja": "{store}には十分な在庫がないため、在庫のある店舗で受け取ってください。"},
+    # --- the offline model's answers ------------------------------------------------------------------
+    "sorry": {"en": "Sorry — {error}", "ja": "すみません、{error}"},
+    "no_products": {"en": "No products match that. Try fewer words or a higher budget.",
+                    "ja": "条件に合う商品が見つかりませんでした。条件を緩めてみてください。"},
+    "products_found": {"en": "Here are {count} products that match:", "ja": "{count}件見つかりました："},
+    "product_line": {"en": "{n}. {name} — {price}, {rating:.1f}/5 ({reviews} reviews)",
+                     "ja": "{n}. {name} — {price}、{rating:.1f}/5（レビュー{reviews}件）"},
+    "details_head": {"en": "{name} ({brand}) — {price}, rated {rating:.1f}/5.",
+                     "ja": "{name}（{brand}）— {price}、評価 {rating:.1f}/5。"},
+    "specs": {"en": "Specs: {items}.", "ja": "仕様: {items}。"},
+    "variants": {"en": "Variants: {items}.", "ja": "バリエーション: {items}。"},
+    "delivery": {"en": "Delivery: {items}.", "ja": "受け取り方法: {items}。"},
+    "way": {"en": "{kind} ({days} day(s), {fee})", "ja": "{kind}（{days}日、{fee}）"},
+    "compare_tail": {"en": "Cheapest: {cheapest}. Best rated: {best}.", "ja": "最安: {cheapest}、最高評価: {best}"},
+    "no_reviews": {"en": "{product}: no reviews found on that.", "ja": "{product}：この点についてのレビューは見つかりませんでした。"},
+    "reviews_head": {
+        "en": ("{product} is rated {rating:.1f}/5 over {count} reviews. "
+               "The {shown} reviews closest to your question: {good} positive, {bad} negative."),
+        "ja": "{product}（平均 {rating:.1f}/5、{count}件）で関連するレビュー {shown}件：好意的 {good}件、否定的 {bad}件。",
+    },
+    "no_coupons": {"en": "No coupons apply to {product} today.", "ja": "本日{product}に使えるクーポンはありません。"},
+    "coupons_head": {"en": "Coupons for {product}:", "ja": "{product}に使えるクーポン："},
+    "coupon_line": {"en": "• {code}: {value}{min_spend}, until {expires}", "ja": "• {code}：{value}{min_spend}、{expires}まで"},
+    "percent_off": {"en": "{value:g}%", "ja": "{value:g}%引き"},
+    "amount_off": {"en": "{value:g} off", "ja": "{money}引き"},
+    "min_spend": {"en": ", min spend {value:g}", "ja": "（{money}以上のご購入）"},
+    "cart_empty": {"en": "Your cart is empty.", "ja": "カートは空です。"},
+    "cart_head": {"en": "Your cart:", "ja": "カートの中身："},
+    "cart_line": {"en": "• {quantity} × {name} — {price}", "ja": "• {name} × {quantity} — {price}"},
+    "total": {"en": "Total: {total}", "ja": "合計: {total}"},
+    "stock_head": {"en": "{product} near you:", "ja": "{product}の近くの店舗の在庫："},
+    "stock_elsewhere": {"en": "Nearby stores that have it:", "ja": "在庫のある近くの店舗："},
+    "stock_line": {"en": "• {store} ({km} km, open {hours}): {quantity} in stock",
+                   "ja": "• {store}（{km} km、営業時間 {hours}）：在庫 {quantity}点"},
+    "stock_none": {"en": "{product} is not in stock at the stores near you.",
+                   "ja": "{product}は近くの店舗に在庫がありません。"},
+    "stock_none_at": {"en": "{store} has no {product} in stock.", "ja": "{store}には{product}の在庫がありません。"},
+    "stock_none_else": {"en": "Nor do the other stores near you.", "ja": "近くのほかの店舗にも在庫がありません。"},
+    "ships": {"en": "It can also be shipped.", "ja": "配送もできます。"},
+    # --- tool refusals (the English is what the model reads) ---------------------------------------------
+    "no_product_selected": {"en": "No product is selected. Ask the user which product they mean.",
+                            "ja": "商品が選ばれていません。どの商品のことか教えてください。"},
+    "no_such_product": {"en": "There is no product with id {id} in the catalog.",
+                        "ja": "ID {id} の商品はカタログにありません。"},
+    "compare_needs_two": {"en": "Comparing needs at least two products; search first or name them.",
+                          "ja": "比較には2つ以上の商品が必要です。先に商品を探すか、商品名を挙げてください。"},
+    "reviews_unavailable": {"en": "Review search is not available.", "ja": "レビュー検索は現在利用できません。"},
+    "location_unknown": {"en": "The shopper's location is unknown. Ask which city they are in.",
+                         "ja": "現在地がわかりません。どの都市にいらっしゃいますか？"},
+    "no_stores_in_city": {"en": "There are no stores in {city}. Stores are in: {cities}.",
+                          "ja": "{city}には店舗がありません。店舗がある都市: {cities}。"},
+    "quantity_range": {"en": "The quantity must be between 1 and {max}; {quantity} is not possible.",
+                       "ja": "数量は1〜{max}個で指定してください（{quantity}個は指定できません）。"},
+    "not_in_cart": {"en": "{product} is not in the cart.", "ja": "{product}はカートに入っていません。"},
+    "out_of_stock_everywhere": {
+        "en": "{product} is out of stock in every store and cannot be shipped right now.",
+        "ja": "{product}はどの店舗でも在庫切れで、現在は配送もできません。",
+    },
+}
+
+# The ways to get a product (FulfillmentOption.kind), as the shopper reads them.
+FULFILLMENT: dict[str, dict[Language, str]] = {
+    "ship": {"en": "ship", "ja": "配送"},
+    "pickup": {"en": "pickup", "ja": "店舗受け取り"},
+    "same_day": {"en": "same day", "ja": "当日配達"},
+}
+
+CARD_LABELS: dict[Language, dict[str, str]] = {
+    "en": {"price": "Price", "rating": "Rating", "stock": "Stock", "reviews": "{n} reviews", "in_stores": "{n} in stores",
+           "online_only": "Online only", "add_to_cart": "Add to cart", "add_command": "{command} add {id}",
+           "cart": "Your cart", "items": "{n} item(s)", "coupon": "Coupon {code}", "total": "Total",
+           "quantity": "Quantity", "fulfillment": "Fulfillment", "at_store": "{kind} at {store}",
+           "waiting": "Waiting for your confirmation", "confirm": "Confirm", "cancel": "Cancel",
+           "add": "Add {name}", "set": "Set quantity of {name}", "remove": "Remove {name}", "apply_coupon": "Apply coupon {name}"},
+    # The Add to cart button's command is the request in the shopper's words, so the turn it starts
+    # is read in their language like any other message.
+    "ja": {"price": "価格", "rating": "評価", "stock": "在庫", "reviews": "レビュー{n}件", "in_stores": "店舗在庫 {n}点",
+           "online_only": "オンラインのみ", "add_to_cart": "カートに入れる", "add_command": "{command} {id} をカートに入れて",
+           "cart": "カート", "items": "{n}点", "coupon": "クーポン {code}", "total": "合計",
+           "quantity": "数量", "fulfillment": "受け取り方法", "at_store": "{store}で{kind}",
+           "waiting": "ご確認をお待ちしています", "confirm": "確定", "cancel": "キャンセル",
+           "add": "カートに追加: {name}", "set": "数量を変更: {name}", "remove": "カートから削除: {name}",
+           "apply_coupon": "クーポンを適用: {name}"},
+}
+
+
+def language(context: dict[str, Any] | None) -> Language:
+    """The language of this turn's request, as `turn_input` recorded it in the tool context."""
+    return "ja" if (context or {}).get("language") == "ja" else "en"
+
+
+def say(key: str, lang: Language, **values: Any) -> str:
+    return TEXTS[key][lang].format(**values)
+
+
+def fulfillment_word(kind: str, lang: Language) -> str:
+    return FULFILLMENT.get(kind, {}).get(lang) or kind.replace("_", " ")
+
+
+def label(key: str, lang: Language, **values: Any) -> str:
+    return CARD_LABELS[lang][key].format(**values)
+
+
+def refusal(key: str, **values: Any) -> dict[str, Any]:
+    """A tool's refusal: the English text for the model, and its key and values to retell it."""
+    return {"error": say(key, "en", **values), "code": key, "values": values}
+
+
+def retell(result: dict[str, Any], lang: Language) -> str:
+    """A tool result's error in the shopper's language (its own text when it has no key)."""
+    code = result.get("code")
+    if lang != "en" and isinstance(code, str) and code in TEXTS:
+        return say(code, lang, **(result.get("values") or {}))
+    return str(result["error"])
