@@ -344,6 +344,16 @@ MESSAGES: dict[str, dict[str, str]] = {
         "openai-key", "anthropic-key", "google-api-key", "stripe-key", "discord-token", "jwt", "url-credentials",
         "assigned-secret",
     )},
+    "link-secret": {
+        "The article contains {what} ({shown}).": "記事に{what}（{shown}）が含まれています。",
+        "If the link is not meant for every reader, remove the value and rotate it; a passcode published on purpose "
+        "(a public meeting's) can stay.":
+            "すべての読者に向けたリンクでなければ、値を削除して再発行してください。公開ミーティングのパスコードのように"
+            "意図して載せたものならそのままで構いません。",
+        "Anything published in an article is public; a link's query is often a deliberate invitation, sometimes a "
+        "leaked key.":
+            "記事に載せたものはすべて公開されます。リンクのクエリは意図した招待であることが多いものの、漏えいした鍵のこともあります。",
+    },
     "email": {
         "The article contains an email address ({address}).": "記事にメールアドレス（{address}）が含まれています。",
         "Replace it with an address at example.com (reserved for documentation), e.g. user@example.com.":
@@ -518,6 +528,7 @@ FRAGMENTS: dict[str, str] = {
     "a JSON Web Token": "JSON Web Token（JWT）形式のトークン",
     "a password inside a URL": "URL 内のパスワード",
     "a secret assigned to `{name}`": "`{name}` に代入された秘密の値",
+    "a value passed as `{name}` in a link": "リンクで `{name}` として渡される値",
     "trailing comma": "末尾に余分なカンマがあります",
     "missing comma at the end of the line": "行末のカンマがありません",
     "`{keyword}` is never closed ({closer} is missing)": "`{keyword}` が閉じられていません（{closer} がありません）",

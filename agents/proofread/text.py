@@ -21,6 +21,9 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+")
 _HTML_TAG = re.compile(r"<([^>\n]*)(>?)")
 # A link's destination may hold balanced parentheses (CommonMark): `](https://x/#a-(b)-c)`.
 _LINK_DEST = re.compile(r"\]\((?:[^()\n]|\([^()\n]*\))*(\)?)")
+# A terminal prompt: `$ `, `% `, `❯ `, and PowerShell's or cmd's `> `, `PS C:\work> `, `C:\> ` (also
+# bash's `> ` continuation prompt).
+PROMPT = re.compile(r"^\s*(?:[$%❯]|(?:PS(?: [^>\n]*)?|[A-Za-z]:\\[^>\n]*)?>)\s")
 _JA_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
 _KANA = re.compile(r"[\u3040-\u30ff]")
 
@@ -123,6 +126,33 @@ def finditer_by_runs(
                 position = max(match.end(), begin + 1)
                 continue
         position = max(end, begin + 1)
+
+
+# A list item of one to four words: a name (`Ana María Martínez Gómez`), a handle, a term.
+_ITEM_WORD = re.compile(r"[^\W_][\w'’.-]*")
+MIN_LIST_ITEMS = 6
+
+
+def list_segments(text: str) -> list[str]:
+    """The text cut at commas and at a joining “and”/“or”: the candidates for list items."""
+    return [part.strip() for part in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", text)]
+
+
+def list_items(text: str) -> list[tuple[int, int, list[str]]]:
+    """The comma-separated lists of names or terms in a piece of English text: runs of at least
+    MIN_LIST_ITEMS consecutive items of one to four words (`Aidan Fitzgerald, Akshat Kedia, …`),
+    as (first item, items, the words of the run's items). A clause between commas is longer."""
+    segments = list_segments(text)
+    words = [_ITEM_WORD.findall(segment) for segment in segments]
+    runs: list[tuple[int, int, list[str]]] = []
+    start = 0
+    for index in range(len(segments) + 1):
+        if index < len(segments) and 1 <= len(words[index]) <= 4:
+            continue
+        if index - start >= MIN_LIST_ITEMS:
+            runs.append((start, index - start, [w for item in words[start:index] for w in item]))
+        start = index + 1
+    return runs
 
 
 def count_kana(text: str) -> int:

@@ -17,7 +17,7 @@ import yaml
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.checkers.privacy import PLACEHOLDER, assigned_secrets, find_secrets, looks_random
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle
-from agents.proofread.text import finditer_by_runs
+from agents.proofread.text import PROMPT, finditer_by_runs
 
 PYTHON = {"python", "py", "python3", "py3", "ipython"}
 JSON = {"json"}
@@ -39,6 +39,10 @@ EXTENSIONS = {
 COMMON_DEFAULT_PASSWORDS = {"postgres", "root", "admin", "password", "secret", "mysql", "example", "pass", "guest"}
 CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
 # Every `curl` before the same `|` shares what follows it: each is tried once (see finditer_by_runs).
+# The prompt of another language's interactive session: Clojure's `user=>` / `dev:cljs.user=>`,
+# `irb(main):001:0>`, `iex(1)>`, `scala>`, `ghci>`, `mysql>`, `sqlite>`, `postgres=#`. Such a
+# session under a `console` tag is not shell; PowerShell's `PS>` is.
+REPL_PROMPT = re.compile(r"^\s*(?!PS>)[\w.:()\[\]-]+(?:=>|=#|>)\s")
 CURL_PIPE_SHELL = re.compile(r"\bcurl\b[^|]*\|\s*(sudo\s+)?(ba|z)?sh\b")
 CURL = re.compile(r"\bcurl\b")
 NOT_PIPE = re.compile(r"[^|]*")
@@ -121,6 +125,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # an excerpt: `...` marks what the author left out, so it cannot parse as a whole
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
+        if language in SHELL and is_other_repl(block.content):
+            return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():
             if language in languages and block.content.strip():
                 try:
@@ -189,6 +195,13 @@ class CodeQualityChecker(BaseChecker):
         return issues
 
 
+def is_other_repl(source: str) -> bool:
+    """More lines open with another language's REPL prompt than with a shell prompt."""
+    lines = source.split("\n")
+    repl = sum(1 for line in lines if REPL_PROMPT.match(line))
+    return repl > 0 and repl > sum(1 for line in lines if PROMPT.match(line))
+
+
 def _looks_like_output(source: str, line: int) -> bool:
     """Whether the block's line (1-based) reads as a log line (`name: message`) rather than a
     command: no command is spelt with a colon after its first word."""
@@ -249,11 +262,6 @@ def check_toml(source: str) -> None:
         where = re.search(r"line (\d+)", str(exc))
         line = int(where.group(1)) if where else source.rstrip().count("\n") + 1  # "at end of document"
         raise SyntaxProblem(line, str(exc).split(" (at")[0]) from None
-
-
-# A terminal prompt: `$ `, `% `, `❯ `, and PowerShell's or cmd's `> `, `PS C:\work> `, `C:\> ` (also
-# bash's `> ` continuation prompt).
-PROMPT = re.compile(r"^\s*(?:[$%❯]|(?:PS(?: [^>\n]*)?|[A-Za-z]:\\[^>\n]*)?>)\s")
 
 
 def shell_commands(source: str) -> str:

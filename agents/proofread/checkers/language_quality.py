@@ -25,7 +25,7 @@ from agents.proofread.japanese import (
 from agents.proofread.llm import anchor_quote
 from agents.proofread.prompts import render_prompt
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import Sentence, mask_for_prose, split_sentences
+from agents.proofread.text import Sentence, list_items, mask_for_prose, split_sentences
 from bot.faults import TurnFailed
 
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
@@ -53,6 +53,7 @@ EN_REDUNDANT = re.compile(r"(?i)\b(in order to|it goes without saying)\b")
 WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
 # A dash setting an aside into a sentence: an em dash (or its entity), or a spaced double hyphen or
 # en dash between words (an en dash between numbers is a range).
+EN_WORD = re.compile(r"[A-Za-z0-9'’-]+")
 EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za-z])")
 EN_DOUBLE = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
 EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah"}
@@ -326,12 +327,15 @@ class LanguageQualityChecker(BaseChecker):
     def _english(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
         issues = []
         for sentence in sentences:
-            words = re.findall(r"[A-Za-z0-9'’-]+", sentence.text)
+            # A list of names or terms (a release's contributors) is not a run of clauses: its
+            # items do not make a sentence long.
+            listed = sum(len(EN_WORD.findall(" ".join(run))) for *_, run in list_items(sentence.text))
+            count = len(EN_WORD.findall(sentence.text)) - listed
             aside = EN_DASH_ASIDE.search(sentence.text) is not None
             limit = self.config.max_sentence_words_en_aside if aside else self.config.max_sentence_words_en
-            if len(words) >= limit:
+            if count >= limit:
                 issues.append(self.issue(
-                    article, "suggestion", sentence.line_start, f"Long sentence ({len(words)} words).",
+                    article, "suggestion", sentence.line_start, f"Long sentence ({count} words).",
                     "Split it at the dash; aim for under 40 words." if aside
                     else f"Split it; aim for under {self.config.max_sentence_words_en} words.",
                     "Long sentences are hard to follow in technical explanations"

@@ -1,7 +1,11 @@
 """privacy: credentials, emails, internal hostnames and private IPs — anywhere in the article,
 code blocks and front matter included. A credential is critical (a published secret is leaked);
 an email address, a private IP or an internal hostname is a suggestion: it reveals something, but
-articles show them as examples far more often than by mistake, and nothing is leaked for good."""
+articles show them as examples far more often than by mistake, and nothing is leaked for good.
+A password in a link's query (`?pwd=…`, `?password=…`) is the link's access code, published so
+readers can join (a public meeting): not reported. A key or token in a link's query is a
+suggestion: a link the article asks readers to open is published on purpose, which a random value
+cannot tell apart from a leak. Token formats (GitHub, Slack, AWS…) stay critical anywhere."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from itertools import accumulate
 
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.schemas import Issue, ParsedArticle
-from agents.proofread.text import finditer_by_runs, replace_spans
+from agents.proofread.text import PROMPT, finditer_by_runs, replace_spans
 
 
 @dataclass(frozen=True)
@@ -66,6 +70,8 @@ ASSIGNED_SECRET = re.compile(
     r"(?i)\b([\w.-]*(?:secret|token|passwd|password|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
     r"client[_-]?secret|auth)[\w.-]*)" + _ASSIGNED_VALUE
 )
+# The access code of a shared link (a meeting's or a folder's passcode), as a query parameter's name.
+LINK_PASSCODE = re.compile(r"(?i)pass|pwd")
 _ASSIGNED_START = re.compile(r"\b[\w.-]")
 _ASSIGNED_RUN = re.compile(r"[\w.-]*")
 _ASSIGNED_TAIL = re.compile(r"(?i)" + _ASSIGNED_VALUE)
@@ -90,8 +96,13 @@ HOSTNAME = re.compile(
 )
 PUBLIC_INTERNAL_NAMES = re.compile(
     r"(?i)^(host\.docker\.internal|gateway\.docker\.internal|kubernetes\.docker\.internal|"
-    r"metadata\.google\.internal|raspberrypi\.local|.*\.cluster\.local|(.*\.)?example\.[a-z.]+)$"
+    r"metadata\.google\.internal|.*\.cluster\.local|(.*\.)?example\.[a-z.]+)$"
 )
+# `banana.local`, `raspberrypi.local`: one machine's multicast-DNS (Bonjour) name, answered only on
+# its own LAN; it names a computer, not an organisation's network (`dc01.corp.local` still counts).
+MDNS_NAME = re.compile(r"(?i)^[a-z0-9-]+\.local$")
+# Code blocks whose lines are what a program printed, unless a line is a prompted command.
+OUTPUT_LANGUAGES = {"text", "txt", "plaintext", "log", "output", "console", "shell-session", "terminal"}
 _DOC_NETWORKS = [ipaddress.ip_network(n) for n in ("192.0.2.0/24", "198.51.100.0/24", "203.0.113.0/24")]
 
 
@@ -166,9 +177,23 @@ def find_secrets(line: str, number: int) -> list[Finding]:
         if before and furthest[before - 1] > start:
             continue
         if looks_random(value):
-            found.append(Finding("assigned-secret", f"a secret assigned to `{match.group(1)}`", number,
-                                 start, start + len(value), value))
+            if _in_url_query(line, match.start(1)):
+                if LINK_PASSCODE.search(match.group(1)):
+                    continue  # the link's own access code: whoever holds the link is meant to join
+                found.append(Finding("link-secret", f"a value passed as `{match.group(1)}` in a link", number,
+                                     start, start + len(value), value))
+            else:
+                found.append(Finding("assigned-secret", f"a secret assigned to `{match.group(1)}`", number,
+                                     start, start + len(value), value))
     return found
+
+
+def _in_url_query(line: str, position: int) -> bool:
+    """Whether `position` is in the query of a URL (`https://host/path?…&name=`): the URL runs
+    back to the last space, bracket or quote before it."""
+    start = max(line.rfind(c, 0, position) for c in " \t(<\"'[") + 1
+    url = line[start:position]
+    return "://" in url and "?" in url.split("://", 1)[1]
 
 
 def _real_url_password(url: str, password: str) -> bool:
@@ -228,6 +253,7 @@ class PrivacyChecker(BaseChecker):
     def rules(self, article: ParsedArticle) -> list[Issue]:
         issues: list[Issue] = []
         private_key_open = False
+        output = program_output_lines(article)
         for number, line in enumerate(article.lines, start=1):
             if private_key_open:
                 if "-----END" in line:
@@ -239,6 +265,17 @@ class PrivacyChecker(BaseChecker):
                 if finding.kind == "private-key" and "-----END" not in line:
                     private_key_open = True
                 shown = "" if finding.kind == "private-key" else f" ({mask_value(finding.value)})"
+                if finding.kind == "link-secret":
+                    issues.append(self.issue(
+                        article, "suggestion", number,
+                        f"The article contains {finding.what}{shown}.",
+                        "If the link is not meant for every reader, remove the value and rotate it; a "
+                        "passcode published on purpose (a public meeting's) can stay.",
+                        "Anything published in an article is public; a link's query is often a "
+                        "deliberate invitation, sometimes a leaked key.",
+                        "rule:link-secret",
+                    ))
+                    continue
                 issues.append(self.issue(
                     article, "critical", number,
                     f"The article contains {finding.what}{shown}.",
@@ -247,10 +284,12 @@ class PrivacyChecker(BaseChecker):
                     "Anything published in an article is public and scraped by bots within minutes.",
                     f"rule:{finding.kind}",
                 ))
-            issues += self._personal(article, number, line)
+            issues += self._personal(article, number, line, number in output)
         return issues
 
-    def _personal(self, article: ParsedArticle, number: int, line: str) -> list[Issue]:
+    def _personal(self, article: ParsedArticle, number: int, line: str, output: bool) -> list[Issue]:
+        """Emails everywhere; private IPs and internal hostnames only where the writer wrote them,
+        not in what a program printed (a log's client address, the host a logger names)."""
         issues = []
         for match in find_emails(line):
             address = match.group(0)
@@ -269,6 +308,8 @@ class PrivacyChecker(BaseChecker):
                 "your employer's mail domain.",
                 "rule:email",
             ))
+        if output:
+            return issues
         for match in IPV4.finditer(line):
             address = match.group(1)
             if _home_router_default(address):
@@ -282,7 +323,9 @@ class PrivacyChecker(BaseChecker):
                 ))
         for match in HOSTNAME.finditer(line):
             host = match.group(1)
-            if PUBLIC_INTERNAL_NAMES.match(host) or "@" in line[max(0, match.start() - 1) : match.start()]:
+            if PUBLIC_INTERNAL_NAMES.match(host) or MDNS_NAME.match(host):
+                continue
+            if "@" in line[max(0, match.start() - 1) : match.start()]:
                 continue
             issues.append(self.issue(
                 article, "suggestion", number, f"The article contains an internal hostname ({host}).",
@@ -291,6 +334,19 @@ class PrivacyChecker(BaseChecker):
                 "rule:internal-hostname",
             ))
         return issues
+
+
+def program_output_lines(article: ParsedArticle) -> set[int]:
+    """The lines of code blocks that show what a program printed: every line but the prompted
+    commands of a terminal transcript, and the lines of an untagged or text/log/console block."""
+    lines: set[int] = set()
+    for block in article.code_blocks:
+        content = block.content.split("\n")
+        prompted = [bool(PROMPT.match(line)) for line in content]
+        if not any(prompted) and block.language is not None and block.language not in OUTPUT_LANGUAGES:
+            continue
+        lines.update(block.content_start_line + offset for offset, command in enumerate(prompted) if not command)
+    return lines
 
 
 def redact_personal(line: str) -> str:

@@ -18,7 +18,7 @@ from typing import Any
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.japanese import Token, conjugation_errors, tokenize
 from agents.proofread.schemas import Issue, ParsedArticle
-from agents.proofread.text import Sentence, mask_for_prose, split_sentences
+from agents.proofread.text import Sentence, list_items, list_segments, mask_for_prose, split_sentences
 
 WORD_LIST = Path(__file__).resolve().parent.parent / "data" / "technical-words.txt"
 # Runs of characters that are neither white space nor Japanese: the candidates for English words.
@@ -156,6 +156,32 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     return words
 
 
+def listed_names(text: str) -> set[str]:
+    """The one-word items of a list of names in a paragraph (`…, Kevin Plattret, krissy, Kyle
+    Barbour, …`: most items capitalised): a lower-case one there is someone's handle."""
+    names: set[str] = set()
+    segments = list_segments(text)
+    for first, count, _words in list_items(text):
+        items = segments[first : first + count]
+        if sum(1 for item in items if item[:1].isupper()) * 3 >= 2 * len(items):
+            names.update(item.lower() for item in items if " " not in item)
+    return names
+
+
+def _paragraph_names(article: ParsedArticle) -> dict[int, set[str]]:
+    """listed_names of each paragraph of running text, by line: a list wraps over lines."""
+    by_line: dict[int, set[str]] = {}
+    paragraph: list[tuple[int, str]] = []
+    for number, line in [*article.prose_lines(), (0, "")]:
+        if paragraph and (not line.strip() or number != paragraph[-1][0] + 1):
+            names = listed_names(" ".join(text for _n, text in paragraph))
+            by_line.update((n, names) for n, _text in paragraph)
+            paragraph = []
+        if line.strip():
+            paragraph.append((number, line))
+    return by_line
+
+
 def _sic_paragraphs(article: ParsedArticle) -> set[int]:
     """The lines of every paragraph (or quote) that holds a [sic]: its misspellings are quoted as
     written on purpose."""
@@ -200,11 +226,13 @@ class SpellingChecker(BaseChecker):
         unknown: list[tuple[int, str]] = []
         seen: set[str] = set()
         quoted = _sic_paragraphs(article)
+        listed = _paragraph_names(article)
         for number, line in article.prose_lines():
             if article.kind(number) not in _PROSE_KINDS or number in quoted:
                 continue
+            names = listed.get(number, set())
             for column, word in prose_words(line):
-                if word in seen or counts[word] >= 2:
+                if word in seen or counts[word] >= 2 or word in names:
                     continue
                 if word in PHRASE_TAILS and line[:column].rstrip().lower().endswith(PHRASE_TAILS[word]):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
