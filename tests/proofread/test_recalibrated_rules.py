@@ -149,3 +149,26 @@ def test_warning_evidence_is_recounted_from_the_judged_findings_of_the_developme
         if judged[rule] >= MIN_WARNING_EVIDENCE and right[rule] >= 0.9 * judged[rule]
     }
     assert earned == WARNING_EVIDENCE
+
+
+def test_rules_never_right_on_the_development_articles_are_off_until_a_project_turns_them_on():
+    import json
+    from collections import Counter
+    from pathlib import Path
+
+    from agents.proofread.rules import DEVELOPMENT_SPLITS
+
+    root = Path(__file__).resolve().parents[2] / "eval" / "proofread"
+    articles = json.loads((root / "corpus.json").read_text(encoding="utf-8"))["articles"]
+    split = {a["id"]: a["split"] for a in articles}
+    verdicts: dict[str, Counter[str]] = {}
+    for label in json.loads((root / "labels.json").read_text(encoding="utf-8"))["labels"]:
+        if split.get(label["article"]) in DEVELOPMENT_SPLITS:
+            verdicts.setdefault(label["rule"].removeprefix("rule:"), Counter())[label["verdict"]] += 1
+    for rule in ("private-ip", "internal-hostname", "syntax-shell"):
+        assert verdicts[rule]["true"] == 0 and verdicts[rule]["false"] >= 5, rule
+        assert DEFAULT_SETTINGS[rule] == "off"
+    issues = [lint_issue(f"rule:{rule}", 3) for rule in ("private-ip", "internal-hostname", "syntax-shell", "weak-phrase")]
+    assert apply_rule_control(issues, {}) == []
+    assert len(apply_rule_control(issues, {"private-ip": "on", "internal-hostname": "on", "syntax-shell": "on",
+                                           "weak-phrase": "on"})) == 4

@@ -66,14 +66,14 @@ def test_settings_turn_rules_off_change_severity_and_turn_default_off_rules_on()
 
 def test_calibrated_defaults_turn_noisy_rules_off_and_demote_others_until_a_project_says_on():
     issues = [issue("rule:bare-url", severity="suggestion"), issue("rule:hedge", severity="suggestion"),
-              issue("rule:syntax-shell"), issue("rule:http-image")]
+              issue("rule:syntax-python"), issue("rule:http-image")]
     # http-image has no evidence on the development articles: its warning is shown as a suggestion.
     assert [(i.source, i.severity) for i in apply_rule_control(issues, {})] == [
-        ("rule:syntax-shell", "suggestion"), ("rule:http-image", "suggestion"),
+        ("rule:syntax-python", "suggestion"), ("rule:http-image", "suggestion"),
     ]
-    kept = apply_rule_control(issues, {"bare-url": "on", "syntax-shell": "on", "http-image": "on"})
+    kept = apply_rule_control(issues, {"bare-url": "on", "syntax-python": "on", "http-image": "on"})
     assert [(i.source, i.severity) for i in kept] == [
-        ("rule:bare-url", "suggestion"), ("rule:syntax-shell", "warning"), ("rule:http-image", "warning"),
+        ("rule:bare-url", "suggestion"), ("rule:syntax-python", "warning"), ("rule:http-image", "warning"),
     ]
 
 
