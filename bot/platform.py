@@ -5,6 +5,7 @@ answer, `/reset`, button presses, attached files and users' profiles. A platform
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -23,7 +24,7 @@ from bot.events import StreamEvent
 from bot.locale import currency_for_locale
 from bot.loop import startup_complete
 from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
-from bot.runtime import ConversationRuntime, replayed
+from bot.runtime import Admission, ConversationRuntime, replayed
 from bot.storage import QueuedTurn, ThreadRecord
 from bot.supervisor import TaskSupervisor
 
@@ -212,20 +213,67 @@ class PlatformBot:
         self, surface: Surface, key: ConversationKey, text: str, *, delivery_id: str | None, files: Iterable[Any] = (),
         user_id: str, bind: bool = False, **fields: Any,
     ) -> None:
-        """A user's message: claimed once per delivery (platforms redeliver), its files fetched, a
-        command at its start recognised ("/hotel Paris"), the turn rendered. `bind`: the message
-        opens a thread the bot now owns (a mention), recorded for every replica unless the access
-        policy refuses its sender (the runtime then answers the refusal and records nothing)."""
-        if delivery_id is not None and not await self.runtime.claim_delivery(delivery_id):
-            log.info("repeated delivery %s ignored", delivery_id)
-            return
-        if bind and self.refusal(TurnInput(text=text, user_id=user_id, **fields)) is None:
+        """A user's message, admitted and answered (`admit_message`, then `answer`)."""
+        arrived = await self.admit_message(key, text, delivery_id=delivery_id, files=files, user_id=user_id, bind=bind, **fields)
+        if arrived is not None:
+            await self.answer(surface, key, arrived)
+
+    async def admit_message(
+        self, key: ConversationKey, text: str, *, delivery_id: str | None, files: Iterable[Any] = (),
+        user_id: str, bind: bool = False, **fields: Any,
+    ) -> ArrivedMessage | None:
+        """What must be durable before a platform is told a message arrived: the message, a command
+        at its start recognised ("/hotel Paris"), let through the gate and queued in its thread
+        with its delivery claimed (platforms redeliver what they were not told of; a duplicate is
+        claimed already). None: nothing to answer (no text, no files). `bind`: the message opens
+        a thread the bot now owns (a mention), recorded for every replica unless the access policy
+        refuses its sender (the runtime then answers the refusal and records nothing). Files are
+        fetched later, by `answer`."""
+        files = tuple(files)
+        if not (text or files):
+            return None
+        turn = self.runtime.commands.turn(text, user_id=user_id, delivery_id=delivery_id, **fields)
+        if bind and self.refusal(turn) is None:
             await self.runtime.bind(key)
-        attachments = await self.attachments(files, surface)
-        if attachments is None or not (text or attachments):
+        return ArrivedMessage(turn, files, await self.runtime.admit(key, turn, files_follow=bool(files)))
+
+    async def answer(self, surface: Surface, key: ConversationKey, arrived: ArrivedMessage) -> None:
+        """An admitted message: its refusal shown, or its files fetched and its turn run and rendered
+        in its place in the queue. A turn that cannot run (a file refused) leaves the queue; one
+        stopped by a shutdown stays queued, for the next start to adopt."""
+        admission = arrived.admission
+        if admission.refused is not None:
+            await self.render(surface, _events(admission.refused))
             return
-        fields |= await self.profile(user_id)
-        await self.run(surface, key, self.runtime.commands.turn(text, user_id=user_id, attachments=attachments, **fields))
+        if admission.queued is None:
+            log.info("repeated delivery %s ignored", arrived.turn.delivery_id)
+            return
+        try:
+            turn = await self._complete(surface, arrived)
+        except asyncio.CancelledError:
+            raise
+        except BaseException:
+            await self.runtime.abandon(admission.queued)
+            raise
+        if turn is None:
+            await self.runtime.abandon(admission.queued)
+            return
+        await self.run(surface, key, turn, queued=admission.queued)
+
+    async def _complete(self, surface: Surface, arrived: ArrivedMessage) -> TurnInput | None:
+        """The admitted turn with its files and the user's profile; None, the user told why, if a
+        file is refused."""
+        turn = arrived.turn
+        if arrived.files:
+            attachments = await self.attachments(arrived.files, surface)
+            if attachments is None:
+                return None
+            turn = turn.but(attachments=attachments)
+            problem = self.runtime.input_problem(turn)
+            if problem is not None:
+                await self.render(surface, _events(problem))
+                return None
+        return turn.but(**await self.profile(turn.user_id))
 
     async def press(
         self, surface: Surface, key: ConversationKey, value: str, *, origin: TurnInput,
@@ -262,6 +310,21 @@ class PlatformBot:
         status: StatusMessage | None = None, working: str = WORKING, replacing: str | None = None,
     ) -> StreamEvent | None:
         return await TurnRenderer(surface, working=working, status=status, replacing=replacing).run(events, first=first)
+
+
+@dataclasses.dataclass(frozen=True)
+class ArrivedMessage:
+    """A user's message as `PlatformBot.admit_message` left it: the turn (files still to fetch)
+    and what the runtime's admission made of it."""
+
+    turn: TurnInput
+    files: tuple[Any, ...]
+    admission: Admission
+
+
+async def _events(*events: StreamEvent) -> AsyncIterator[StreamEvent]:
+    for event in events:
+        yield event
 
 
 @contextlib.asynccontextmanager

@@ -103,6 +103,16 @@ class _FifoLocks:
                 self._locks.pop(key, None)
 
 
+@dataclass(frozen=True)
+class Admission:
+    """What `ConversationRuntime.admit` made of an arriving turn: its place in the queue, or the
+    refusal to show, or nothing (a duplicate delivery)."""
+
+    queued: QueuedTurn | None = None
+    refused: StreamEvent | None = None
+    duplicate: bool = False
+
+
 @dataclass
 class _Outcome:
     values: dict[str, Any] = field(default_factory=dict)
@@ -416,22 +426,42 @@ class ConversationRuntime:
         access gate) and runs when every turn queued before it, in any process, is done. `queued`:
         a turn adopted from a process that died, already past those steps, in its old place."""
         if queued is None:
-            refused: StreamEvent | None = None
-            async with self._locks.hold(key.thread_id):  # this process's arrival order, until queued
-                if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
-                    log.info("duplicate delivery %s ignored", turn.delivery_id)
-                    return
-                problem = self._check_input(turn)
-                refused = Failure(kind="bad_input", user_message=problem) if problem else await self.gate.check(key, turn)
-                if refused is None:
-                    queued = await self.app_db.enqueue(key.thread_id, replayable(turn))
-            if refused is not None:
-                yield refused
-            if queued is None:
+            admitted = await self.admit(key, turn)
+            if admitted.refused is not None:
+                yield admitted.refused
+            if admitted.queued is None:
                 return
+            queued = admitted.queued
         async with self._slot(key, queued):
             async for event in self._turn(key, turn.but(text=turn.text.strip()), status=status):
                 yield event
+
+    async def admit(self, key: ConversationKey, turn: TurnInput, *, files_follow: bool = False) -> Admission:
+        """A turn's arrival: checked, let through the access gate, and given its place in the
+        thread's queue with its delivery claimed in the same write (a duplicate delivery gets
+        neither). Once this returns, the turn is durable: should this process die, another one
+        (or this one, restarted) adopts it. `handle(..., queued=...)` runs it. `files_follow`: the
+        turn's attached files are still to be fetched (so it is not empty, and it cannot be run
+        again from what the queue keeps; `input_problem` checks it once they are there)."""
+        async with self._locks.hold(key.thread_id):  # this process's arrival order, until queued
+            problem = self._check_input(turn, files_follow=files_follow)
+            refused = Failure(kind="bad_input", user_message=problem) if problem else await self.gate.check(key, turn)
+            if refused is not None:
+                if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
+                    return Admission(duplicate=True)  # refused once already
+                return Admission(refused=refused)
+            request = None if files_follow else replayable(turn)
+            if turn.delivery_id is None:
+                return Admission(queued=await self.app_db.enqueue(key.thread_id, request))
+            queued = await self.app_db.claim_and_enqueue(turn.delivery_id, self.settings.dedupe_ttl, key.thread_id, request)
+            if queued is None:
+                log.info("duplicate delivery %s ignored", turn.delivery_id)
+            return Admission(queued=queued, duplicate=queued is None)
+
+    def input_problem(self, turn: TurnInput) -> Failure | None:
+        """Why the runtime would refuse `turn` as input (too long, binary, an attachment too big)."""
+        problem = self._check_input(turn)
+        return Failure(kind="bad_input", user_message=problem) if problem else None
 
     async def resume(
         self,
@@ -474,9 +504,9 @@ class ConversationRuntime:
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
-    def _check_input(self, turn: TurnInput) -> str | None:
+    def _check_input(self, turn: TurnInput, *, files_follow: bool = False) -> str | None:
         text, attachments = turn.text, turn.attachments
-        if not text.strip() and not attachments and not turn.command:
+        if not text.strip() and not attachments and not turn.command and not files_follow:
             return "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`."
         if len(text.encode("utf-8", "surrogatepass")) > self.settings.max_input_bytes:
             return (

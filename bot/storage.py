@@ -328,19 +328,8 @@ class AppDatabase:
         if now - self._last_sweep > 60:
             self._last_sweep = now
             await self.execute("DELETE FROM concierge_deliveries WHERE expires_at < ?", (now,))
-        expires = now + ttl  # also this claim's mark: no other claim has the same float
-        claimed = await self.execute(
-            "INSERT INTO concierge_deliveries (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO NOTHING",
-            (delivery_id, expires),
-        )
-        if claimed:
-            return True
-        # An expired row counts as unseen; a row with this claim's own mark is this claim, its
-        # reply lost with a connection the server ended and the statement run again.
-        return bool(await self.execute(
-            "UPDATE concierge_deliveries SET expires_at = ? WHERE id = ? AND (expires_at < ? OR expires_at = ?)",
-            (expires, delivery_id, now, expires),
-        ))
+        claim = _Claim(delivery_id, now + ttl, now)
+        return bool(await self.execute(_CLAIM, claim.params))
 
     # --- token budget -------------------------------------------------------------------
     async def add_tokens(self, account: str, day: str, tokens: int) -> None:
@@ -362,7 +351,20 @@ class AppDatabase:
         """Give a turn of thread `key` its place in the thread's queue, after every turn queued
         before it by any process on this database. One round trip; a turn that finds the queue
         empty takes the thread's lock in the same one (`running`)."""
-        return await self._turn_queue().enqueue(key, uuid.uuid4().hex, _json(request))
+        queued = await self._turn_queue().enqueue(key, uuid.uuid4().hex, _json(request))
+        assert queued is not None  # only a claim can refuse a place
+        return queued
+
+    async def claim_and_enqueue(
+        self, delivery_id: str, ttl: float, key: str, request: dict[str, Any] | None = None
+    ) -> QueuedTurn | None:
+        """`claim_delivery` and `enqueue` as one write: the turn has its place exactly when its
+        delivery is claimed (None: a delivery already claimed). A process that dies after this
+        leaves a queued turn another process adopts; one that dies before it leaves no claim, so
+        the platform's redelivery is answered. Same round trip as `enqueue`."""
+        now = time.time()
+        claim = _Claim(delivery_id, now + ttl, now)
+        return await self._turn_queue().enqueue(key, uuid.uuid4().hex, _json(request), claim)
 
     @contextlib.asynccontextmanager
     async def turn_slot(self, queued: QueuedTurn) -> AsyncIterator[HeldThread]:
@@ -514,7 +516,8 @@ class _TurnQueue:
             if not future.done():
                 future.set_result(None)
 
-    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
+    async def enqueue(self, key: str, entry: str, request: str | None, claim: _Claim | None = None) -> QueuedTurn | None:
+        """The turn's place; with `claim`, only if the delivery is claimed in the same write (else None)."""
         raise NotImplementedError
 
     async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
@@ -559,9 +562,28 @@ def _pid_alive(pid: int) -> bool:
 
 _INSERT_QUEUED = (
     "INSERT INTO concierge_turn_queue (key, seq, entry, owner, pid, request, queued_at) "
-    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, {pid}, ?, ? FROM concierge_turn_queue WHERE key = ? "
+    "SELECT ?, COALESCE(MAX(seq), 0) + 1, ?, ?, {pid}, ?, ? FROM concierge_turn_queue WHERE key = ? {having}"
     "ON CONFLICT DO NOTHING RETURNING seq"
 )
+# A delivery is claimed when it is new, or its earlier claim has expired, or the row carries this
+# claim's own mark (its expiry, a float no other claim has): the same claim run again after its
+# reply was lost with a connection the server ended, or after its place in a queue was taken.
+_CLAIM = (
+    "INSERT INTO concierge_deliveries (id, expires_at) VALUES (?, ?) ON CONFLICT (id) DO UPDATE "
+    "SET expires_at = excluded.expires_at "
+    "WHERE concierge_deliveries.expires_at < ? OR concierge_deliveries.expires_at = excluded.expires_at"
+)
+
+
+@dataclass(frozen=True)
+class _Claim:
+    delivery_id: str
+    expires: float  # also the claim's mark
+    now: float
+
+    @property
+    def params(self) -> tuple[str, float, float]:
+        return self.delivery_id, self.expires, self.now
 
 
 class _SqliteTurnQueue(_TurnQueue):
@@ -578,17 +600,25 @@ class _SqliteTurnQueue(_TurnQueue):
         self._ttl = ttl
         self._pid = os.getpid()
 
-    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
-        seq, running, row = await self._worker.run(self._enqueue, key, entry, request, time.time())
+    async def enqueue(self, key: str, entry: str, request: str | None, claim: _Claim | None = None) -> QueuedTurn | None:
+        placed = await self._worker.run(self._enqueue, key, entry, request, time.time(), claim)
+        if placed is None:
+            return None
+        seq, running, row = placed
         return _queued(key, seq, entry, request, running, row)
 
-    def _enqueue(self, key: str, entry: str, request: str | None, now: float) -> tuple[int, bool, dict[str, Any] | None]:
+    def _enqueue(
+        self, key: str, entry: str, request: str | None, now: float, claim: _Claim | None
+    ) -> tuple[int, bool, dict[str, Any] | None] | None:
         conn = self._worker.conn
         try:
             if not conn.in_transaction:
                 conn.execute("BEGIN IMMEDIATE")  # the write lock first: the place read is the place taken
+            if claim is not None and not conn.execute(_CLAIM, claim.params).rowcount:
+                conn.rollback()
+                return None
             (seq,) = conn.execute(
-                _INSERT_QUEUED.format(pid="?"), (key, entry, self.owner, self._pid, request, now, key)
+                _INSERT_QUEUED.format(pid="?", having=""), (key, entry, self.owner, self._pid, request, now, key)
             ).fetchone()
             running = seq == 1 and self._lock(conn, key, now)  # seq 1: the queue was empty
             row = _row(conn, key) if running else None
@@ -814,28 +844,40 @@ class _PostgresTurnQueue(_TurnQueue):
 
     # The thread's record travels with taking its lock: read by the next statement of the same
     # round trip, so after the lock is held (a statement's snapshot predates its own lock call).
-    async def enqueue(self, key: str, entry: str, request: str | None) -> QueuedTurn:
+    async def enqueue(self, key: str, entry: str, request: str | None, claim: _Claim | None = None) -> QueuedTurn | None:
         while True:
             try:
-                placed, thread = await self._place(key, entry, request)
+                placed, thread = await self._place(key, entry, request, claim)
             except _LockConnectionLost:  # the place may have been taken before the connection broke
                 found = await self._query("SELECT seq FROM concierge_turn_queue WHERE key = ? AND entry = ?", (key, entry))
                 if found:
                     return _queued(key, found[0][0], entry, request)
-                continue
-            if placed:  # else a concurrent enqueue took the same place: take the next one
-                return _queued(key, placed[0][0], entry, request, bool(placed[0][1]), thread[0] if thread else None)
+                continue  # a claim made before the break carries this claim's mark: it is taken again
+            claimed, seq, running = placed[0] if placed else (1, None, False)
+            if not claimed:
+                return None
+            if seq is not None:  # else a concurrent enqueue took the same place: take the next one
+                return _queued(key, seq, entry, request, bool(running), thread[0] if thread else None)
 
-    async def _place(self, key: str, entry: str, request: str | None) -> list[list[Any]]:
-        return await self._batch([
-                (
-                    f"WITH ins AS ({_INSERT_QUEUED.format(pid='pg_backend_pid()')}) "
-                    "SELECT seq, CASE WHEN seq = 1 THEN pg_try_advisory_lock(?) ELSE false END FROM ins",
-                    (key, entry, self.owner, request, time.time(), key, self._lock_id(key)),
-                    False,
-                ),
-                (_THREAD, (key,), True),
-        ])
+    async def _place(self, key: str, entry: str, request: str | None, claim: _Claim | None) -> list[list[Any]]:
+        queued = (key, entry, self.owner, request, time.time(), key)
+        if claim is None:
+            sql = (
+                f"WITH ins AS ({_INSERT_QUEUED.format(pid='pg_backend_pid()', having='')}) "
+                "SELECT 1, seq, CASE WHEN seq = 1 THEN pg_try_advisory_lock(?) ELSE false END FROM ins"
+            )
+            params: tuple[Any, ...] = (*queued, self._lock_id(key))
+        else:  # one statement, so the claim and the place are taken together or not at all
+            having = "HAVING EXISTS (SELECT 1 FROM claim) "
+            sql = (
+                f"WITH claim AS ({_CLAIM} RETURNING 1), "
+                f"ins AS ({_INSERT_QUEUED.format(pid='pg_backend_pid()', having=having)}) "
+                "SELECT (SELECT count(*) FROM claim), ins.seq, "
+                "CASE WHEN ins.seq = 1 THEN pg_try_advisory_lock(?) ELSE false END "
+                "FROM (SELECT 1) AS one LEFT JOIN ins ON true"
+            )
+            params = (*claim.params, *queued, self._lock_id(key))
+        return await self._batch([(sql, params, False), (_THREAD, (key,), True)])
 
     async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
         statements: list[tuple[str, Sequence[Any], bool]] = [

@@ -178,11 +178,16 @@ class SlackBot(PlatformBot):
         self.ack_first = AckFirst()
         super().__init__(settings, runtime, gate=self.ack_first.wait)
         self.client = client or make_client(settings)
+        # Listeners return before Slack is answered: a message is acknowledged only once it is
+        # queued (admit_message), so a process that dies after the 200 leaves a turn another
+        # process adopts, and one that dies before it gets the event delivered again. Listeners
+        # only admit and spawn; every Slack call happens after the acknowledgement.
         self.app = AsyncApp(
             client=self.client,
             signing_secret=secret,
             name="concierge",
             logger=logging.getLogger("adapters.slack.bolt"),
+            process_before_response=True,
         )
         self.bot_user_id: str | None = None
         self.profiles = Profiles(self._users_info)
@@ -313,7 +318,7 @@ class SlackBot(PlatformBot):
         if self._is_from_bot(event):
             return
         place = self._place(body, event, str(event.get("thread_ts") or event["ts"]))
-        self.tasks.spawn(self._message_turn(body, event, place, bind=True), name="slack mention")
+        await self._arrive(body, event, place, bind=True, name="slack mention")
 
     async def on_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         """Channel thread replies in a thread the bot owns; top-level DMs (one rolling conversation).
@@ -322,19 +327,22 @@ class SlackBot(PlatformBot):
             return
         thread_ts = event.get("thread_ts") or None
         if is_dm(str(event["channel"]), event.get("channel_type")):
-            self.tasks.spawn(self._message_turn(body, event, self._place(body, event, thread_ts)), name="slack dm")
+            await self._arrive(body, event, self._place(body, event, thread_ts), name="slack dm")
         elif self.bot_user_id and f"<@{self.bot_user_id}" in str(event.get("text") or ""):
             return  # on_mention answers it
         elif thread_ts and thread_ts != event.get("ts"):
             place = self._place(body, event, str(thread_ts))
-            self.tasks.spawn(self._message_turn(body, event, place, owned_only=True), name="slack reply")
+            await self._arrive(body, event, place, owned_only=True, name="slack reply")
 
     async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:
-        commands = self.runtime.commands
-        await say(f"Hi! {to_mrkdwn(commands.help_text())}\nAsk away, here in this thread.")
-        prompts = suggested_prompts(commands)
-        if prompts:
-            await set_suggested_prompts(prompts=prompts, title="Try one of these:")
+        async def greet() -> None:
+            commands = self.runtime.commands
+            await say(f"Hi! {to_mrkdwn(commands.help_text())}\nAsk away, here in this thread.")
+            prompts = suggested_prompts(commands)
+            if prompts:
+                await set_suggested_prompts(prompts=prompts, title="Try one of these:")
+
+        self.tasks.spawn(greet(), name="slack assistant greeting")
 
     async def on_assistant_context_changed(self) -> None:
         """The channel the user is viewing changed; the agents do not use it."""
@@ -342,26 +350,30 @@ class SlackBot(PlatformBot):
     async def on_assistant_message(self, body: dict[str, Any], event: dict[str, Any]) -> None:
         if not self._is_from_bot(event):
             place = self._place(body, event, str(event["thread_ts"]), assistant=True)
-            self.tasks.spawn(self._message_turn(body, event, place), name="slack assistant")
+            await self._arrive(body, event, place, name="slack assistant")
 
-    async def _message_turn(
-        self, body: dict[str, Any], event: dict[str, Any], place: Place, *, owned_only: bool = False, bind: bool = False
+    async def _arrive(
+        self, body: dict[str, Any], event: dict[str, Any], place: Place, *, name: str,
+        owned_only: bool = False, bind: bool = False,
     ) -> None:
-        """A user message, claimed once per event_id (Slack retries). `owned_only`: a channel
-        thread reply, answered in the bot's own threads only: one whose thread the database knows,
-        or under a root message the bot posted (Slack says whose the parent is), recorded then.
-        `bind`: a mention, whose thread the bot now owns on every replica."""
+        """A user message admitted before Slack is answered (claimed once per event_id, as Slack
+        retries), then answered in the background. `owned_only`: a channel thread reply, answered
+        in the bot's own threads only: one whose thread the database knows, or under a root
+        message the bot posted (Slack says whose the parent is), recorded then. `bind`: a mention,
+        whose thread the bot now owns on every replica."""
         if owned_only:
             if self.bot_user_id and event.get("parent_user_id") == self.bot_user_id:
                 await self.runtime.bind(place.key)
             elif not await self.runtime.owns(place.key):
                 return
-        await self.message(
-            self.surface(place), place.key, from_slack_text(str(event.get("text") or ""), self.bot_user_id),
+        arrived = await self.admit_message(
+            place.key, from_slack_text(str(event.get("text") or ""), self.bot_user_id),
             delivery_id=f"slack:{body['event_id']}" if body.get("event_id") else None, files=event.get("files") or [],
             user_id=place.user_id, workspace_id=place.team_id, channel_id=place.channel,
             direct=is_dm(place.channel, event.get("channel_type")), bind=bind,
         )
+        if arrived is not None:
+            self.tasks.spawn(self.answer(self.surface(place), place.key, arrived), name=name)
 
     def usage(self, command: Command | None) -> str:
         return usage_help(self.runtime.commands, command.name if command is not None else None)
