@@ -44,6 +44,7 @@ from agents.shopping.models import (
     Store,
     UserPrefs,
 )
+from agents.shopping.phrasebook import say
 from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
 __all__ = ["MAX_QUANTITY", "CartError", "CatalogStore", "DatabaseError", "normalize_text", "search_terms"]
@@ -128,7 +129,12 @@ _RATINGS = (
 
 
 class CartError(ValueError):
-    """A cart change that cannot be made; the message says why, for the shopper. The cart is unchanged."""
+    """A cart change that cannot be made; the cart is unchanged. The message says why in English;
+    `key` and `values` say it in the shopper's language (`phrasebook.say`)."""
+
+    def __init__(self, key: str, **values: Any) -> None:
+        super().__init__(say(key, "en", **values))
+        self.key, self.values = key, values
 
 
 # --- text: normalisation and search terms ---------------------------------------------------
@@ -678,11 +684,11 @@ class CatalogStore:
             "SELECT data, rating, review_count FROM shop_products WHERE id = ?", (product_id,)
         )
         if not rows:
-            raise CartError(f"there is no product {product_id!r} in the catalog")
+            raise CartError("cart_no_product", id=product_id)
         product = _product_from_row(*rows[0])
         if variant_id and not any(v.id == variant_id for v in product.variants):
-            options = ", ".join(f"{v.id} ({v.label})" for v in product.variants) or "none"
-            raise CartError(f"{product.name} has no variant {variant_id!r}; its variants: {options}")
+            options = ", ".join(f"{v.id} ({v.label})" for v in product.variants) or "-"
+            raise CartError("cart_no_variant", product=product.name, variant=variant_id, options=options)
         return product
 
     async def _set_line(self, tx: Transaction, user_id: str, product_id: str, variant_id: str, quantity: int) -> None:
@@ -697,7 +703,7 @@ class CatalogStore:
         """Add `quantity` (1–99) of a product; adds to the line's quantity when it is already in the cart.
         Without `variant_id`, the product itself at its own price (the 'from' price) is added."""
         if not 1 <= quantity <= MAX_QUANTITY:
-            raise CartError(f"the quantity must be between 1 and {MAX_QUANTITY}, not {quantity}")
+            raise CartError("cart_quantity", min=1, max=MAX_QUANTITY, quantity=quantity)
 
         async def work(tx: Transaction) -> None:
             product = await self._cart_product(tx, product_id, variant_id)
@@ -707,9 +713,7 @@ class CatalogStore:
             )
             have = int(rows[0][0]) if rows else 0
             if have + quantity > MAX_QUANTITY:
-                raise CartError(
-                    f"the cart already has {have} × {product.name}; at most {MAX_QUANTITY} fit on one line"
-                )
+                raise CartError("cart_line_full", have=have, product=product.name, max=MAX_QUANTITY)
             await self._set_line(tx, user_id, product_id, variant_id, have + quantity)
 
         return await self._cart_write(user_id, work)
@@ -718,7 +722,7 @@ class CatalogStore:
         """Set a line's quantity (0 removes it). Without `variant_id`, a product that is in the cart
         as exactly one variant means that line."""
         if not 0 <= quantity <= MAX_QUANTITY:
-            raise CartError(f"the quantity must be between 0 and {MAX_QUANTITY}, not {quantity}")
+            raise CartError("cart_quantity", min=0, max=MAX_QUANTITY, quantity=quantity)
 
         async def work(tx: Transaction) -> None:
             target = variant_id
@@ -730,8 +734,8 @@ class CatalogStore:
                 if len(lines) == 1:
                     target = lines[0][0]
                 elif len(lines) > 1:
-                    which = ", ".join(sorted(row[0] or "(no variant)" for row in lines))
-                    raise CartError(f"{product_id} is in the cart as several variants ({which}); say which one")
+                    which = ", ".join(sorted(row[0] or "-" for row in lines))
+                    raise CartError("cart_several_variants", id=product_id, variants=which)
             if quantity == 0:
                 await tx.execute(
                     "DELETE FROM shop_cart_items WHERE user_id = ? AND product_id = ? AND variant_id = ?",
@@ -751,7 +755,7 @@ class CatalogStore:
                 "SELECT COUNT(*) FROM shop_cart_items WHERE user_id = ? AND product_id = ?", (user_id, product_id)
             )
             if not int(rows[0][0]):
-                raise CartError(f"{product_id} is not in the cart")
+                raise CartError("cart_not_in_cart", id=product_id)
             await tx.execute(
                 "DELETE FROM shop_cart_items WHERE user_id = ? AND product_id = ?", (user_id, product_id)
             )
@@ -765,25 +769,20 @@ class CatalogStore:
         async def work(tx: Transaction) -> None:
             found = await tx.fetch("SELECT data FROM shop_coupons WHERE code_key = ?", (code.strip().upper(),))
             if not found:
-                raise CartError(f"there is no coupon {code.strip()!r}")
+                raise CartError("cart_no_coupon", code=code.strip())
             coupon = Coupon.model_validate_json(found[0][0])
             if coupon.expires < today:
-                raise CartError(f"coupon {coupon.code} expired on {coupon.expires.isoformat()}")
+                raise CartError("cart_coupon_expired", code=coupon.code, date=coupon.expires.isoformat())
             cart, categories = await self._load_cart(user_id, tx.fetch, today)
             if not cart.items:
-                raise CartError("the cart is empty; add something before applying a coupon")
+                raise CartError("cart_empty_for_coupon")
             eligible = _eligible_subtotal(coupon, cart.items, categories)
             if coupon.categories and not any(c in coupon.categories for c in categories):
-                raise CartError(
-                    f"coupon {coupon.code} is only for {', '.join(coupon.categories)}; "
-                    "nothing in the cart is in those categories"
-                )
+                raise CartError("cart_coupon_categories", code=coupon.code, categories=", ".join(coupon.categories))
             if eligible < coupon.min_spend:
-                scope = f" on {', '.join(coupon.categories)}" if coupon.categories else ""
-                raise CartError(
-                    f"coupon {coupon.code} needs a spend of at least {coupon.min_spend:.2f} {cart.currency}{scope}; "
-                    f"the cart has {eligible:.2f} {cart.currency}"
-                )
+                raise CartError("cart_min_spend_on" if coupon.categories else "cart_min_spend", code=coupon.code,
+                                min=coupon.min_spend, eligible=eligible, currency=cart.currency,
+                                categories=", ".join(coupon.categories))
             await tx.execute("UPDATE shop_carts SET coupon = ? WHERE user_id = ?", (coupon.code, user_id))
 
         await self._cart_write(user_id, work)

@@ -33,6 +33,7 @@ from langgraph.graph.message import REMOVE_ALL_MESSAGES
 from langgraph.graph.state import CompiledStateGraph
 from langgraph.types import interrupt
 
+from agents.shopping.catalog import CartError
 from agents.shopping.intents import (
     DETERMINISTIC,
     Intent,
@@ -117,7 +118,7 @@ class ShopNodes:
         rules = classify(text)
         intent = rules.intent
         if not rules.confident:
-            status("Reading your request…")
+            status(say("status_reading", lang))
             try:
                 guess = await self.models.ainvoke(
                     lambda m: m.with_structured_output(Intent), [SystemMessage(prompt("classify")), HumanMessage(text)],
@@ -242,7 +243,7 @@ class ShopNodes:
 
     async def respond(self, state: ShopState) -> dict[str, Any]:
         """The one model call of a deterministic path: word the answer from the tool's result."""
-        status("Writing the answer…")
+        status(say("status_writing", language(state.get("tool_context"))))
         system = SystemMessage(prompt("format", intent=state["turn"]["intent"]))
         reply = await self.models.ainvoke(lambda m: m, [system, *state.get("messages", [])])
         return {"messages": [reply]}
@@ -310,7 +311,7 @@ class ShopNodes:
             tools = [self.tools_by_name[n] for n in names]
             reply = await self.models.ainvoke(lambda m: m.bind_tools(tools), messages)
         else:
-            status("Writing the answer…")
+            status(say("status_writing", language(state.get("tool_context"))))
             reply = await self.models.ainvoke(lambda m: m, messages)
         return {"messages": [reply]}
 
@@ -338,7 +339,7 @@ class ShopNodes:
             data.pop("pending", None)
             turn["data"], turn["confirmed"] = data, False
             return {"turn": turn, "awaiting": None}
-        status("Updating your cart…")
+        status(say("status_updating_cart", lang))
         try:
             if pending["action"] == "add":
                 cart = await store.cart_add(user, pending["product_id"], pending["quantity"])
@@ -354,7 +355,8 @@ class ShopNodes:
                 done = say("coupon_applied", lang, code=pending["code"])
         except ValueError as exc:  # CartError: the cart is unchanged
             cart = await store.get_cart(user)
-            done = say("cart_error", lang, error=exc)
+            reason = say(exc.key, lang, **exc.values) if isinstance(exc, CartError) else str(exc)
+            done = say("cart_error", lang, error=reason)
         data["cart"] = cart_data(cart)
         data.pop("pending", None)
         turn["answer"] = f"{done} {say('cart_total', lang, total=money(cart.total, cart.currency))}"

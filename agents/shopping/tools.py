@@ -211,7 +211,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         """Search the catalog by words (English or Japanese), category, price bounds (in `currency`,
         default the shopper's) and minimum rating (0-5). Returns up to 5 products."""
         store = await shop.ready()
-        status("Searching the catalog…")
+        status(say("status_searching", language(_context(state))))
         cur = (currency or _context(state).get("currency") or CATALOG_CURRENCY).upper()
         bound = {k: convert(v, cur, CATALOG_CURRENCY) for k, v in (("max_price", max_price), ("min_price", min_price))
                  if v is not None}
@@ -233,7 +233,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
             return _refused(exc)
-        status(f"Looking up {product.name}…")
+        status(say("status_looking_up", language(_context(state)), product=product.name))
         details = {
             "id": product.id, "name": product.name, "brand": product.brand, "category": product.category,
             "price": product.price, "currency": product.currency, "rating": product.rating,
@@ -255,7 +255,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         products = await store.get_products(ids[:4])
         if len(products) < 2:
             return _refuse("compare_needs_two")
-        status("Comparing " + ", ".join(p.name for p in products) + "…")
+        status(say("status_comparing", language(_context(state)), products=", ".join(p.name for p in products)))
         shared = set.intersection(*(set(p.specs) for p in products))
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
@@ -277,13 +277,13 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         topic = _topic(question)
         known = (state.get("products") or {}).get(product.id) or {}
         if known.get("version") == product_version(product) and topic in (known.get("reviews") or {}):
-            status(f"Reviews of {product.name} (retrieved earlier in this conversation)")
+            status(say("status_reviews_kept", language(_context(state)), product=product.name))
             reviews = known["reviews"][topic]  # the product is unchanged: no embedding, no search
         else:
             index = await shop.reviews()
             if index is None:
                 return _refuse("reviews_unavailable")
-            status(f"Reading reviews of {product.name}…")
+            status(say("status_reading_reviews", language(_context(state)), product=product.name))
             await index.sync(store, [product.id])  # embeds only reviews not yet embedded
             hits = await index.search(question, product_id=product.id, k=5)
             reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
@@ -349,7 +349,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         location = _found(state).get("location")
         if not location:
             return _error("Locate the user first.")
-        status(f"Finding stores near {location['city']}…")
+        status(say("status_finding_stores", language(_context(state)), city=location["city"]))
         ranked = await store.stores_near(location["latitude"], location["longitude"], limit=100)
         prefs = await store.get_prefs(_context(state)["user_id"])
         asked = _turn(state).get("store_id")
@@ -375,7 +375,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         stores = _found(state).get("stores") or []
         if not stores:
             return _error("Find stores first.")
-        status(f"Checking stock of {product.name}…")
+        status(say("status_checking_stock", language(_context(state)), product=product.name))
         rows = await store.stock(product.id, store_ids=[s["id"] for s in stores])
         by_store: dict[str, int] = {}
         for row in rows:

@@ -13,7 +13,7 @@ from agents.shopping.catalog import CatalogStore
 from bot.events import Final
 from bot.runtime import ConversationRuntime
 from tests.shopping.conftest import collect, key
-from tests.shopping.test_agent import final, say
+from tests.shopping.test_agent import final, say, statuses
 
 # What a Japanese answer may keep in Latin letters: the catalog's names, store names, coupon
 # codes, product ids and units.
@@ -43,7 +43,9 @@ async def sold_out_at(store: CatalogStore, product_id: str, *store_ids: str) -> 
 
 async def test_a_japanese_stock_question_is_answered_in_japanese_with_the_store_note(runtime: ConversationRuntime) -> None:
     products = await search_ja(runtime, user="j1", thread="ja")
-    answer = final(await say(runtime, "1番目は渋谷店に在庫はありますか", user="j1", thread="ja"))
+    events = await say(runtime, "1番目は渋谷店に在庫はありますか", user="j1", thread="ja")
+    assert "の在庫を確認しています…" in statuses(events) and "Checking stock" not in statuses(events)
+    answer = final(events)
     assert answer.text.startswith("Concierge Shop Shibuyaをご利用の店舗として登録しました。"), answer.text
     assert "在庫" in answer.text and "• Concierge Shop Shibuya（" in answer.text
     assert english_left(answer, str(products[0]["name"])) == [], answer.text
@@ -156,3 +158,18 @@ async def test_the_store_asked_about_and_its_neighbours_having_none_leaves_shipp
     assert answer.text.splitlines()[-3:] == [
         f"I'll use Concierge Shop Ginza as your store. Concierge Shop Ginza has no {product['name']} in stock.",
         "Nor do the other stores near you.", "It can also be shipped."]
+
+
+async def test_a_cart_change_refused_after_confirmation_is_explained_in_japanese(runtime: ConversationRuntime) -> None:
+    asked = final(await say(runtime, "/shop クーポン SAVE20 を使って", user="j5", thread="c"))
+    assert "クーポンSAVE20をカートに適用しますか" in asked.text and asked.cards[0].title == "クーポンを適用: SAVE20"
+    done = final(await say(runtime, "はい", user="j5", thread="c"))
+    assert "カートを変更できませんでした（カートが空です" in done.text, done.text
+    assert english_left(done) == [], done.text
+
+
+async def test_a_coupon_confirmation_names_the_coupon_once(runtime: ConversationRuntime) -> None:
+    asked = final(await say(runtime, "/shop apply SAVE20"))
+    assert asked.cards[0].title == "Apply coupon SAVE20"
+    done = final(await say(runtime, "yes"))
+    assert done.text == "I couldn't change your cart: the cart is empty; add something before applying a coupon. Cart total: $0.00."
