@@ -25,7 +25,7 @@ from agents.shopping.intents import (
     search_filters,
 )
 from agents.shopping.models import CATALOG_CURRENCY
-from agents.shopping.phrasebook import fulfillment_word, retell, say
+from agents.shopping.phrasebook import fulfillment_word, retell, say, spec_text
 from agents.shopping.render import money
 from bot.locale import Language, is_japanese, language_of
 from bot.offline.model import OfflineRequest, tool_call
@@ -117,7 +117,8 @@ def compose(results: list[ToolMessage], text: str) -> str:
             say("product_line", lang, n=i + 1, name=p["name"], price=money(p["price"], p["currency"]),
                 rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))
     if name == "product_details":
-        specs = "; ".join(f"{k}: {v}" for k, v in list((data.get("specs") or {}).items())[:8])
+        specs = ("、" if lang == "ja" else "; ").join(
+            spec_text(k, v, lang) for k, v in list((data.get("specs") or {}).items())[:8])
         ways = ("、" if lang == "ja" else ", ").join(
             say("way", lang, kind=fulfillment_word(f["kind"], lang), days=f["days"], fee=money(f["fee"], data["currency"]))
             for f in data.get("fulfillment") or [])
@@ -133,7 +134,9 @@ def compose(results: list[ToolMessage], text: str) -> str:
         cheapest = min(rows, key=lambda r: r["price"])
         best = max(rows, key=lambda r: r["rating"])
         lines = [f"• {r['name']}: {money(r['price'], r['currency'])}, {r['rating']:.1f}/5"
-                 + ("; " + ", ".join(f"{k} {v}" for k, v in r["specs"].items()) if r["specs"] else "") for r in rows]
+                 + ("; " + ("、" if lang == "ja" else ", ").join(spec_text(k, v, lang, sep=" ") for k, v in r["specs"].items())
+                    if r["specs"] else "")
+                 for r in rows]
         return "\n".join([*lines, say("compare_tail", lang, cheapest=cheapest["name"], best=best["name"])])
     if name == "review_search":
         reviews = data.get("reviews") or []

@@ -9,6 +9,8 @@ Japanese."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from bot.locale import Language
@@ -178,6 +180,17 @@ CARD_LABELS: dict[Language, dict[str, str]] = {
            "add": "カートに追加: {name}", "set": "数量を変更: {name}", "remove": "カートから削除: {name}",
            "apply_coupon": "クーポンを適用: {name}"},
 }
+
+
+# Japanese labels of the catalog's spec keys and commonest values (data/specs_ja.json).
+_SPECS_JA: dict[str, dict[str, str]] = json.loads((Path(__file__).parent / "data" / "specs_ja.json").read_text("utf-8"))
+
+
+def spec_text(key: str, value: Any, lang: Language, *, sep: str = ": ") -> str:
+    """'battery_hours: 7', or 'バッテリー（時間）: 7' for a Japanese shopper."""
+    if lang == "ja":
+        return f"{_SPECS_JA['keys'].get(key, key)}: {_SPECS_JA['values'].get(str(value), value)}"
+    return f"{key}{sep}{value}"
 
 
 def language(context: dict[str, Any] | None) -> Language:

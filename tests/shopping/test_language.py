@@ -86,6 +86,10 @@ async def test_japanese_details_coupons_and_the_cart_are_in_japanese(runtime: Co
     assert f"{name}（" in details.text and "評価" in details.text and "受け取り方法: " in details.text
     delivery = next(line for line in details.text.splitlines() if line.startswith("受け取り方法"))
     assert re.findall(r"[A-Za-z]{2,}", delivery) == [], delivery  # 配送・店舗受け取り, days as 日
+    specs = next(line for line in details.text.splitlines() if line.startswith("仕様"))
+    assert "_" not in specs and ("なし" in specs or "あり" in specs), specs  # the catalog's keys and yes/no, labelled
+    compared = final(await say(runtime, "1番目と2番目を比較して", user="j3", thread="ja"))
+    assert "最安: " in compared.text and "_" not in compared.text, compared.text
     coupons = final(await say(runtime, "1番目のクーポンは？", user="j3", thread="ja"))
     assert "に使えるクーポン" in coupons.text and "引き" in coupons.text and "まで" in coupons.text
     assert english_left(coupons, name) == [], coupons.text
