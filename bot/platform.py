@@ -24,7 +24,7 @@ from bot.events import StreamEvent
 from bot.locale import currency_for_locale
 from bot.loop import startup_complete
 from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
-from bot.runtime import Admission, ConversationRuntime, replayed
+from bot.runtime import FILES_NOT_KEPT, Admission, ConversationRuntime, replayed
 from bot.storage import QueuedTurn, ThreadRecord
 from bot.supervisor import TaskSupervisor
 
@@ -34,6 +34,10 @@ SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
 PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
 PROFILES_KEPT = 10_000
 RESET_DONE = "Starting a fresh conversation."
+FILES_LOST = (
+    "A restart stopped your message with an attached file before I could read the file. "
+    "Please send it again."
+)
 RESET_ELSEWHERE = (
     "Each command starts its own thread, so there is nothing to reset here. "
     "In a direct message with me, `/reset` starts a fresh conversation."
@@ -183,8 +187,12 @@ class PlatformBot:
             request = queued.request or {}
             record = await self.runtime.app_db.ensure_thread(key.thread_id, key.platform)
             surface = await self.recovery_surface(key, dataclasses.replace(record, pending={"user": request.get("user_id")}))
-            if surface is not None:
-                await self.run(surface, key, replayed(request), queued=queued)
+            if surface is None:
+                return
+            if request.get(FILES_NOT_KEPT):  # its files were never kept: the user is asked again
+                await surface.post(surface.plain(FILES_LOST))
+                return
+            await self.run(surface, key, replayed(request), queued=queued)
         finally:
             await self.runtime.abandon(queued)  # whatever did not run leaves the queue
 

@@ -66,6 +66,9 @@ TURN_STAMP = "concierge_turn"  # checkpoint metadata: the turn (ThreadRecord.tur
 Adopter = Callable[[ConversationKey, QueuedTurn, bool], None]
 
 
+FILES_NOT_KEPT = "files_not_kept"  # a queued request's mark: its files were not kept, it cannot run again
+
+
 def replayable(turn: TurnInput) -> dict[str, Any] | None:
     """What is kept of a queued turn so another process can run it should this one die first
     (None: it carries files, which are not kept)."""
@@ -295,7 +298,7 @@ class ConversationRuntime:
         """The turn to run again for an interrupted one that never started: the adopted queue
         entry's request as it arrived, else the command line recorded with the turn (None: it
         carried files, which are not kept)."""
-        if queued is not None and queued.request:
+        if queued is not None and queued.request and not queued.request.get(FILES_NOT_KEPT):
             return replayed(queued.request)
         line = str(request.get("line") or "").strip()
         return TurnInput.typed(line, user_id=str(request.get("user") or "user")) if line else None
@@ -450,7 +453,7 @@ class ConversationRuntime:
                 if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
                     return Admission(duplicate=True)  # refused once already
                 return Admission(refused=refused)
-            request = None if files_follow else replayable(turn)
+            request = {"user_id": turn.user_id, FILES_NOT_KEPT: True} if files_follow else replayable(turn)
             if turn.delivery_id is None:
                 return Admission(queued=await self.app_db.enqueue(key.thread_id, request))
             queued = await self.app_db.claim_and_enqueue(turn.delivery_id, self.settings.dedupe_ttl, key.thread_id, request)

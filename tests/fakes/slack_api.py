@@ -133,6 +133,7 @@ class FakeSlackAPI:
         self.files: dict[str, FakeFile] = {}
         self.responses: list[tuple[str, dict[str, Any]]] = []  # (response_url id, body)
         self.downloads: list[tuple[str, str | None]] = []  # (path, Authorization header)
+        self.hold_downloads: asyncio.Event | None = None  # downloads wait until it is set
         self.users: dict[str, dict[str, Any]] = {}
         self._failures: dict[str, list[_Failure]] = {}
         self._ts = itertools.count(1)
@@ -386,6 +387,8 @@ class FakeSlackAPI:
         auth = request.headers.get("Authorization")
         self.downloads.append((request.path, auth))
         self._changed.set()
+        if self.hold_downloads is not None:
+            await self.hold_downloads.wait()
         f = self.files.get(request.match_info["file_id"])
         if auth != f"Bearer {self.bot_token}":
             # Slack answers an unauthenticated download with its HTML sign-in page.

@@ -1,6 +1,7 @@
 """A Slack message is acknowledged (HTTP 200) only once it is queued: a bot killed right after the
 200 leaves a turn the next start answers, and a bot killed before it lets Slack deliver the event
-again, which is then answered. Either way the message is answered exactly once."""
+again, which is then answered. Either way the message is answered exactly once; one whose attached
+file was still downloading is asked for again, never dropped in silence."""
 
 from __future__ import annotations
 
@@ -36,6 +37,23 @@ async def test_a_message_acknowledged_just_before_the_bot_dies_is_answered_after
         async with running(tmp_path, api):
             await until(lambda: answers(api, channel, "Done with beta."))
         assert len(answers(api, channel, "Done with beta.")) == 1
+
+
+async def test_a_message_whose_file_a_restart_stopped_is_asked_for_again(tmp_path: Path) -> None:
+    channel = _dm()
+    async with FakeSlackAPI() as api:
+        api.hold_downloads = asyncio.Event()
+        async with running(tmp_path, api) as (_, slack):
+            file = api.add_file("draft.md", b"# A draft\n\nSome text.\n")
+            event = slack.message_event("/steps delta", channel=channel, channel_type="im", files=[file])
+            assert (await slack.event(event)).status == 200
+            await until(lambda: api.downloads, "the bot to fetch the file")
+        # killed while the file was downloading: the queued turn cannot run without it
+        api.hold_downloads.set()
+        async with running(tmp_path, api):
+            await until(lambda: answers(api, channel, "Please send it again."))
+        assert len(answers(api, channel, "Please send it again.")) == 1
+        assert not answers(api, channel, "Done with")
 
 
 async def _waiting_on_a_lock(conn: psycopg.AsyncConnection, table: str) -> bool:
