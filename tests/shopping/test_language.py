@@ -177,3 +177,15 @@ async def test_a_coupon_confirmation_names_the_coupon_once(runtime: Conversation
     assert asked.cards[0].title == "Apply coupon SAVE20"
     done = final(await say(runtime, "yes"))
     assert done.text == "I couldn't change your cart: the cart is empty; add something before applying a coupon. Cart total: $0.00."
+
+
+async def test_a_japanese_pickup_at_a_store_without_stock_is_explained_in_japanese(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    products = await search_ja(runtime, user="j6", thread="p")
+    await say(runtime, "店舗は渋谷", user="j6", thread="p")
+    await sold_out_at(store, str(products[0]["id"]), "tokyo-shibuya")
+    asked = final(await say(runtime, "1番目を店舗受け取りでカートに入れて", user="j6", thread="p"))
+    assert asked.text.startswith("Concierge Shop Shibuyaには十分な在庫がないため、在庫のある店舗で受け取ってください。"), asked.text
+    assert asked.cards[0].fields["受け取り方法"] == "店舗受け取り"
+    assert english_left(asked, str(products[0]["name"])) == [], asked.text
