@@ -146,13 +146,22 @@ async def serve_bot(port: int, api_url: str, turn_seconds: float, native: bool) 
 
 
 # --- the driver -----------------------------------------------------------------------------
-async def _burst(delivery: Any, count: int, tag: str) -> list[float]:
+async def _burst(delivery: Any, count: int, tag: str, events: bool = False) -> list[float]:
+    def message(i: int) -> dict[str, Any]:
+        ts = f"{time.time():.6f}"
+        user = f"U{tag.upper()}{i:03d}"
+        return {"type": "message", "channel": f"D{user[1:]}", "channel_type": "im", "user": user,
+                "text": f"/hotel {tag} city {i}", "ts": ts, "event_ts": ts}
+
     results = await asyncio.gather(
-        *(delivery.command("/hotel", f"{tag} city {i}", user=f"U{tag.upper()}{i:03d}") for i in range(count))
+        *(
+            delivery.event(message(i)) if events else delivery.command("/hotel", f"{tag} city {i}", user=f"U{tag.upper()}{i:03d}")
+            for i in range(count)
+        )
     )
     bad = [r.status for r in results if r.status != 200]
     if bad:
-        raise RuntimeError(f"{len(bad)} commands were not acknowledged: {bad[:5]}")
+        raise RuntimeError(f"{len(bad)} requests were not acknowledged: {bad[:5]}")
     return [r.elapsed for r in results]
 
 
@@ -189,6 +198,10 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--turn-seconds", type=float, default=3.0, help="how long each earlier turn streams")
     parser.add_argument("--api-latency", type=float, default=0.05, help="fake Slack Web API latency (s)")
     parser.add_argument("--native-streaming", action="store_true", help="chat.startStream instead of chat.update")
+    parser.add_argument(
+        "--events", action="store_true",
+        help="direct messages (Events API message events, each queued before its ack) instead of slash commands",
+    )
     parser.add_argument("--serve-bot", action="store_true", help=argparse.SUPPRESS)
     parser.add_argument("--port", type=int, help=argparse.SUPPRESS)
     parser.add_argument("--api-url", help=argparse.SUPPRESS)
@@ -240,16 +253,16 @@ async def main(argv: list[str]) -> int:
             answered = 1
             for _ in range(args.rounds):
                 await _server_acks(session, bot_origin)
-                baseline += await _burst(delivery, args.commands, "idle")
+                baseline += await _burst(delivery, args.commands, "idle", args.events)
                 baseline_server += await _server_acks(session, bot_origin)
                 answered += args.commands
                 await _wait_answers(session, api_origin, answered, 60 + args.turn_seconds)
 
-                await _burst(delivery, args.commands, "early")
+                await _burst(delivery, args.commands, "early", args.events)
                 await asyncio.sleep(min(1.0, args.turn_seconds / 3))  # the earlier turns are streaming now
                 before = await _stats(session, api_origin)
                 await _server_acks(session, bot_origin)
-                loaded += await _burst(delivery, args.commands, "busy")
+                loaded += await _burst(delivery, args.commands, "busy", args.events)
                 loaded_server += await _server_acks(session, bot_origin)
                 during = await _stats(session, api_origin)
                 if during["streaming"] == 0 and args.native_streaming:
@@ -265,7 +278,8 @@ async def main(argv: list[str]) -> int:
 
     edits = "chat.appendStream" if args.native_streaming else "chat.update"
     print(
-        f"slack-ack benchmark: {args.rounds} x {args.commands} concurrent signed slash commands over HTTP to "
+        f"slack-ack benchmark: {args.rounds} x {args.commands} concurrent signed "
+        f"{'direct-message events' if args.events else 'slash commands'} over HTTP to "
         f"bolt's AsyncApp (bot, fake Web API with {args.api_latency * 1000:.0f} ms latency and this driver "
         "in separate processes)"
     )
