@@ -17,7 +17,7 @@ from langgraph.graph.state import CompiledStateGraph
 from agents.shopping.graph import build_graph
 from agents.shopping.intents import yes_or_no
 from agents.shopping.offline import ShopSkill
-from agents.shopping.phrasebook import language, say
+from agents.shopping.phrasebook import language, say, sentences
 from agents.shopping.render import RATES, cart_card, pending_card, price_text, product_card
 from agents.shopping.settings import ShopSettings
 from agents.shopping.state import new_turn
@@ -256,7 +256,7 @@ class ShopAgent(AgentDefinition):
                       if pending.get("unit_price") is not None and action != "remove" else "")
             text = say(f"confirm_{action}", lang, quantity=pending.get("quantity"), name=pending.get("name"), amount=amount)
             if pending.get("note"):
-                text = f"{pending['note']} {text}"
+                text = sentences([pending["note"], text], lang)
         else:
             text = str(value)
         public = {k: pending.get(k) for k in ("action", "product_id", "quantity")}

@@ -47,7 +47,7 @@ from agents.shopping.intents import (
     review_topic,
     search_filters,
 )
-from agents.shopping.phrasebook import language, say
+from agents.shopping.phrasebook import language, say, sentences
 from agents.shopping.prompts import prompt
 from agents.shopping.render import cart_data, money
 from agents.shopping.state import (
@@ -170,7 +170,7 @@ class ShopNodes:
                 else GENERAL_STAGES
             )
             turn["route"] = "agent"
-        turn["note"] = " ".join(notes) or None
+        turn["note"] = sentences(list(notes), lang) or None
         memory = (state.get("memory") or {}).get(workflow) or []
         history: list[BaseMessage] = [
             HumanMessage(m["text"]) if m["role"] == "user" else AIMessage(m["text"]) for m in memory
@@ -359,7 +359,7 @@ class ShopNodes:
             done = say("cart_error", lang, error=reason)
         data["cart"] = cart_data(cart)
         data.pop("pending", None)
-        turn["answer"] = f"{done} {say('cart_total', lang, total=money(cart.total, cart.currency))}"
+        turn["answer"] = sentences([done, say("cart_total", lang, total=money(cart.total, cart.currency))], lang)
         turn["data"], turn["confirmed"] = data, True
         return {"turn": turn, "awaiting": None}
 
@@ -373,7 +373,7 @@ class ShopNodes:
             turn["answer"] = _text(last) if last is not None and _text(last) else \
                 say("no_answer", language(state.get("tool_context")))
         if turn.get("note"):
-            turn["answer"] = f"{turn['note']} {turn['answer']}"
+            turn["answer"] = sentences([turn["note"], turn["answer"]], language(state.get("tool_context")))
         update: dict[str, Any] = {"turn": turn}
         products = (turn.get("data") or {}).get("products") or []
         if turn["intent"] in ("search", "compare") and products:

@@ -202,6 +202,11 @@ def say(key: str, lang: Language, **values: Any) -> str:
     return TEXTS[key][lang].format(**values)
 
 
+def sentences(parts: list[str | None], lang: Language) -> str:
+    """Sentences one after another: a space between English ones, none between Japanese ones."""
+    return ("" if lang == "ja" else " ").join(p for p in parts if p)
+
+
 def fulfillment_word(kind: str, lang: Language) -> str:
     return FULFILLMENT.get(kind, {}).get(lang) or kind.replace("_", " ")
 

@@ -21,7 +21,7 @@ from langgraph.config import get_stream_writer
 from langgraph.prebuilt import InjectedState
 
 from agents.shopping.models import CATALOG_CURRENCY, Product, Store
-from agents.shopping.phrasebook import fulfillment_word, language, refusal, say
+from agents.shopping.phrasebook import fulfillment_word, language, refusal, say, sentences
 from agents.shopping.render import cart_data, compact, convert
 from agents.shopping.state import product_version
 from bot.events import Status
@@ -457,7 +457,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                 out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
                 summary += f" at {pickup.name}"
             else:
-                out["note"] = " ".join(filter(None, [note, say("store_lacks_stock", lang, store=pickup.name)]))
+                out["note"] = sentences([note, say("store_lacks_stock", lang, store=pickup.name)], lang)
         return _dump(out, summary), out
 
     @tool(response_format="content_and_artifact")
