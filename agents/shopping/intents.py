@@ -14,7 +14,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agents.shopping.phrasebook import say
-from bot.locale import Language
+from bot.locale import Language, is_japanese
 from bot.offline.extract import extract_min_rating, extract_ordinal, extract_price_range, parse_number
 
 IntentName = Literal[
@@ -203,6 +203,13 @@ CITIES: dict[str, tuple[str, ...]] = {
     "San Francisco": ("san francisco", "sf", "bay area", "サンフランシスコ"),
     "London": ("london", "ロンドン"),
 }
+
+
+def city_name(city: str, lang: Language) -> str:
+    """The city as the shopper writes it: '東京' for Tokyo in Japanese."""
+    if lang == "ja":
+        return next((w for w in CITIES.get(city, ()) if is_japanese(w)), city)
+    return city
 
 
 def extract_city(text: str) -> str | None:

@@ -111,7 +111,7 @@ TEXTS: dict[str, dict[Language, str]] = {
     "location_unknown": {"en": "The shopper's location is unknown. Ask which city they are in.",
                          "ja": "現在地がわかりません。どの都市にいらっしゃいますか？"},
     "no_stores_in_city": {"en": "There are no stores in {city}. Stores are in: {cities}.",
-                          "ja": "{city}には店舗がありません。店舗がある都市: {cities}。"},
+                          "ja": "{city}には店舗がありません。店舗がある都市: {cities_ja}。"},
     "quantity_range": {"en": "The quantity must be between 1 and {max}; {quantity} is not possible.",
                        "ja": "数量は1〜{max}個で指定してください（{quantity}個は指定できません）。"},
     "not_in_cart": {"en": "{product} is not in the cart.", "ja": "{product}はカートに入っていません。"},
@@ -154,6 +154,20 @@ TEXTS: dict[str, dict[Language, str]] = {
     "status_reading_reviews": {"en": "Reading reviews of {product}…", "ja": "{product}のレビューを読んでいます…"},
     "status_finding_stores": {"en": "Finding stores near {city}…", "ja": "{city}の近くの店舗を探しています…"},
     "status_checking_stock": {"en": "Checking stock of {product}…", "ja": "{product}の在庫を確認しています…"},
+    # --- tool result summaries (the first line of a tool's content: the progress line shows it) ------------
+    "sum_found": {"en": "{n} product(s) found", "ja": "商品{n}件"},
+    "sum_details": {"en": "details of {product}", "ja": "{product}の詳細"},
+    "sum_compared": {"en": "{n} products compared", "ja": "{n}商品を比較"},
+    "sum_reviews": {"en": "{n} relevant review(s)", "ja": "関連レビュー{n}件"},
+    "sum_coupons": {"en": "{n} coupon(s) valid", "ja": "使えるクーポン{n}件"},
+    "sum_cart": {"en": "{n} item(s) in the cart", "ja": "カートに{n}商品"},
+    "sum_located": {"en": "in {city}", "ja": "現在地: {city}"},
+    "sum_stores": {"en": "{n} store(s) nearby", "ja": "近くの店舗{n}件"},
+    "sum_stock": {"en": "{n} in stock nearby", "ja": "近くの在庫{n}点"},
+    "sum_product_ok": {"en": "{product}: ok", "ja": "{product}: OK"},
+    "sum_in_stores": {"en": "{n} in stores", "ja": "店舗在庫{n}点"},
+    "sum_ships": {"en": "{n} in stores, ships", "ja": "店舗在庫{n}点、配送可"},
+    "sum_waiting": {"en": "waiting for the shopper's confirmation", "ja": "ご確認待ち"},
 }
 
 # The ways to get a product (FulfillmentOption.kind), as the shopper reads them.

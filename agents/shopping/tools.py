@@ -20,8 +20,9 @@ from langchain_core.tools import BaseTool, tool
 from langgraph.config import get_stream_writer
 from langgraph.prebuilt import InjectedState
 
+from agents.shopping.intents import city_name
 from agents.shopping.models import CATALOG_CURRENCY, Product, Store
-from agents.shopping.phrasebook import fulfillment_word, language, refusal, say, sentences
+from agents.shopping.phrasebook import fulfillment_word, label, language, refusal, say, sentences
 from agents.shopping.render import cart_data, compact, convert
 from agents.shopping.state import product_version
 from bot.events import Status
@@ -84,14 +85,20 @@ def _error(message: str) -> tuple[str, dict[str, Any]]:
     return _dump({"error": message}, message), {"error": message}
 
 
-def _refuse(key: str, **values: Any) -> tuple[str, dict[str, Any]]:
-    """A refusal the shopper may read: its English text, and its key for retelling it (phrasebook)."""
+def _refuse(state: dict[str, Any], key: str, **values: Any) -> tuple[str, dict[str, Any]]:
+    """A refusal the shopper may read: its English text and its key for retelling it (phrasebook);
+    the summary line in the shopper's language."""
     out = refusal(key, **values)
-    return _dump(out, out["error"]), out
+    return _dump(out, say(key, language(_context(state)), **values)), out
 
 
-def _refused(exc: ToolRefused) -> tuple[str, dict[str, Any]]:
-    return _refuse(exc.key, **exc.values)
+def _refused(state: dict[str, Any], exc: ToolRefused) -> tuple[str, dict[str, Any]]:
+    return _refuse(state, exc.key, **exc.values)
+
+
+def _summary(state: dict[str, Any], key: str, **values: Any) -> str:
+    """A tool result's summary line, in the shopper's language."""
+    return say(key, language(_context(state)), **values)
 
 
 def _context(state: dict[str, Any]) -> dict[str, Any]:
@@ -221,7 +228,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                    for p in shown]
         level = _product_level(zip(shown, products, strict=True))
         return _dump({"products": content, "filters": {"query": query, "category": category, **bound}},
-                     f"{len(content)} product(s) found"), {"products": shown, "product_level": level}
+                     _summary(state, "sum_found", n=len(content))), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def product_details(
@@ -232,7 +239,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _refused(exc)
+            return _refused(state, exc)
         status(say("status_looking_up", language(_context(state)), product=product.name))
         details = {
             "id": product.id, "name": product.name, "brand": product.brand, "category": product.category,
@@ -241,7 +248,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             "fulfillment": [f.model_dump() for f in product.fulfillment], "description": product.description,
         }
         record = compact(product, stock=await _stock_total(store, product.id))
-        return _dump(details, f"details of {product.name}"), {
+        return _dump(details, _summary(state, "sum_details", product=product.name)), {
             "products": [record], "details": details, "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
@@ -254,14 +261,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         ids = product_ids or [p["id"] for p in (state.get("shown") or [])[:3]]
         products = await store.get_products(ids[:4])
         if len(products) < 2:
-            return _refuse("compare_needs_two")
+            return _refuse(state, "compare_needs_two")
         status(say("status_comparing", language(_context(state)), products=", ".join(p.name for p in products)))
         shared = set.intersection(*(set(p.specs) for p in products))
         rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
         level = _product_level(zip(shown, products, strict=True))
-        return _dump({"compare": rows}, f"{len(rows)} products compared"), {"products": shown, "product_level": level}
+        return _dump({"compare": rows}, _summary(state, "sum_compared", n=len(rows))), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def review_search(
@@ -273,7 +280,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _refused(exc)
+            return _refused(state, exc)
         topic = _topic(question)
         known = (state.get("products") or {}).get(product.id) or {}
         if known.get("version") == product_version(product) and topic in (known.get("reviews") or {}):
@@ -282,14 +289,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         else:
             index = await shop.reviews()
             if index is None:
-                return _refuse("reviews_unavailable")
+                return _refuse(state, "reviews_unavailable")
             status(say("status_reading_reviews", language(_context(state)), product=product.name))
             await index.sync(store, [product.id])  # embeds only reviews not yet embedded
             hits = await index.search(question, product_id=product.id, k=5)
             reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
         record = compact(product)
         return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
-                       "reviews": reviews}, f"{len(reviews)} relevant review(s)"),
+                       "reviews": reviews}, _summary(state, "sum_reviews", n=len(reviews))),
                 {"reviews": reviews, "products": [record], "product_level": _product_level([(record, product)], **{topic: reviews})})
 
     @tool(response_format="content_and_artifact")
@@ -302,13 +309,13 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
-            return _refused(exc)
+            return _refused(state, exc)
         coupons = await store.coupons_for(product, today=today)
         rows = [c.model_dump(mode="json") for c in coupons]
         out = {"product": product.name, "category": product.category, "price": product.price,
                "coupons": rows, "today": today.isoformat()}
         record = compact(product)
-        return _dump(out, f"{len(rows)} coupon(s) valid"), {
+        return _dump(out, _summary(state, "sum_coupons", n=len(rows))), {
             "coupons": rows, "products": [record], "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
@@ -316,7 +323,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         """The shopper's cart: items, coupon, total."""
         store = await shop.ready()
         cart = cart_data(await store.get_cart(_context(state)["user_id"]))
-        return _dump(cart, f"{len(cart['items'])} item(s) in the cart"), {"cart": cart}
+        return _dump(cart, _summary(state, "sum_cart", n=len(cart["items"]))), {"cart": cart}
 
     # --- inventory stages -------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -329,17 +336,18 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         prefs = await store.get_prefs(_context(state)["user_id"])
         city = city or _turn(state).get("city") or prefs.city
         if not city:
-            return _refuse("location_unknown")
+            return _refuse(state, "location_unknown")
         stores = await store.stores_in_city(city)
         if not stores:
-            cities = ", ".join(await store.cities())
-            return _refuse("no_stores_in_city", city=city, cities=cities)
+            cities = await store.cities()
+            return _refuse(state, "no_stores_in_city", city=city, cities=", ".join(cities),
+                           cities_ja="、".join(city_name(c, "ja") for c in cities))
         lat = sum(s.latitude for s in stores) / len(stores)
         lon = sum(s.longitude for s in stores) / len(stores)
         if prefs.city != stores[0].city:
             await store.set_prefs(prefs.model_copy(update={"city": stores[0].city, "latitude": lat, "longitude": lon}))
         location = {"city": stores[0].city, "latitude": lat, "longitude": lon}
-        return _dump({"location": location}, f"in {location['city']}"), {"location": location}
+        return _dump({"location": location}, _summary(state, "sum_located", city=city_name(location["city"], language(_context(state))))), {"location": location}
 
     @tool(response_format="content_and_artifact")
     async def find_stores(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -362,7 +370,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         near.sort(key=lambda pair: (pair[0].id != asked, pair[0].id != prefs.store_id, pair[1]))
         rows = [{"id": s.id, "name": s.name, "city": s.city, "km": round(km, 1), "hours": s.hours,
                  **({"asked": True} if s.id == asked else {})} for s, km in near]
-        return _dump({"stores": rows}, f"{len(rows)} store(s) nearby"), {"stores": rows}
+        return _dump({"stores": rows}, _summary(state, "sum_stores", n=len(rows))), {"stores": rows}
 
     @tool(response_format="content_and_artifact")
     async def check_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -371,7 +379,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state))
         except ToolRefused as exc:
-            return _refused(exc)
+            return _refused(state, exc)
         stores = _found(state).get("stores") or []
         if not stores:
             return _error("Find stores first.")
@@ -383,7 +391,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         result = [{**s, "quantity": by_store.get(s["id"], 0)} for s in stores]
         can_ship = any(f.kind == "ship" for f in product.fulfillment)
         out = {"product": product.name, "product_id": product.id, "stock": result, "ships": can_ship}
-        return _dump(out, f"{sum(by_store.values())} in stock nearby"), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
+        return _dump(out, _summary(state, "sum_stock", n=sum(by_store.values()))), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
 
     # --- purchase stages --------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -396,17 +404,17 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         try:
             product = await _product(store, _current(state))
         except ToolRefused as exc:
-            return _refused(exc)
+            return _refused(state, exc)
         if action == "remove":
             quantity = 0
         elif not 1 <= quantity <= MAX_QUANTITY:
-            return _refuse("quantity_range", max=MAX_QUANTITY, quantity=quantity)
+            return _refuse(state, "quantity_range", max=MAX_QUANTITY, quantity=quantity)
         if action in ("remove", "set"):
             cart = await store.get_cart(_context(state)["user_id"])
             if not any(i.product_id == product.id for i in cart.items):
-                return _refuse("not_in_cart", product=product.name)
+                return _refuse(state, "not_in_cart", product=product.name)
         item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity}
-        return _dump({"ok": True, **item}, f"{product.name}: ok"), {"item": item, "products": [compact(product)]}
+        return _dump({"ok": True, **item}, _summary(state, "sum_product_ok", product=product.name)), {"item": item, "products": [compact(product)]}
 
     @tool(response_format="content_and_artifact")
     async def validate_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -419,11 +427,11 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         in_stores = await _stock_total(store, product.id)
         ships = any(f.kind == "ship" for f in product.fulfillment)
         if not in_stores and not ships:
-            return _refuse("out_of_stock_everywhere", product=product.name)
+            return _refuse(state, "out_of_stock_everywhere", product=product.name)
         options = [f.model_dump() for f in product.fulfillment
                    if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
         out = {"in_store_stock": in_stores, "options": options}
-        return _dump(out, f"{in_stores} in stores" + (", ships" if ships else "")), {"availability": out}
+        return _dump(out, _summary(state, "sum_ships" if ships else "sum_in_stores", n=in_stores)), {"availability": out}
 
     @tool(response_format="content_and_artifact")
     async def choose_fulfillment(
@@ -448,14 +456,14 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         if kind and chosen["kind"] == kind and prefs.fulfillment != kind:
             await store.set_prefs(prefs.model_copy(update={"fulfillment": kind}))
         out: dict[str, Any] = {"fulfillment": chosen, "note": note}
-        summary = chosen["kind"].replace("_", " ")
+        summary = fulfillment_word(chosen["kind"], lang)
         pickup = await store.get_store(prefs.store_id) if chosen["kind"] == "pickup" and prefs.store_id else None
         if pickup is not None:  # picked up at the shopper's own store, if it has enough of it
             item = _found(state).get("item") or {}
             there = sum(r.quantity for r in await store.stock(str(item.get("product_id") or ""), store_ids=[pickup.id]))
             if there >= int(item.get("quantity") or 1):
                 out["store"] = {"id": pickup.id, "name": pickup.name, "hours": pickup.hours}
-                summary += f" at {pickup.name}"
+                summary = label("at_store", lang, kind=summary, store=pickup.name)
             else:
                 out["note"] = sentences([note, say("store_lacks_stock", lang, store=pickup.name)], lang)
         return _dump(out, summary), out
@@ -477,7 +485,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             pending["store"] = _found(state)["store"]["name"]
         if _found(state).get("note"):  # what the fulfillment stage could not do as asked
             pending["note"] = _found(state)["note"]
-        return _dump({"pending": pending, "needs_confirmation": True}, "waiting for the shopper's confirmation"), {"pending": pending}
+        return _dump({"pending": pending, "needs_confirmation": True}, _summary(state, "sum_waiting")), {"pending": pending}
 
     return {t.name: t for t in (
         search_products, product_details, compare_products, review_search, product_coupons, view_cart,

@@ -10,7 +10,7 @@ import re
 import pytest
 
 from agents.shopping.catalog import CatalogStore
-from bot.events import Final
+from bot.events import Final, ToolFinished
 from bot.runtime import ConversationRuntime
 from tests.shopping.conftest import collect, key
 from tests.shopping.test_agent import final, say, statuses
@@ -45,6 +45,8 @@ async def test_a_japanese_stock_question_is_answered_in_japanese_with_the_store_
     products = await search_ja(runtime, user="j1", thread="ja")
     events = await say(runtime, "1番目は渋谷店に在庫はありますか", user="j1", thread="ja")
     assert "の在庫を確認しています…" in statuses(events) and "Checking stock" not in statuses(events)
+    summaries = [e.summary for e in events if isinstance(e, ToolFinished)]  # the progress lines of the tools
+    assert summaries[:2] == ["現在地: 東京", "近くの店舗4件"] and summaries[2].startswith("近くの在庫"), summaries
     answer = final(events)
     assert answer.text.startswith("Concierge Shop Shibuyaをご利用の店舗として登録しました。"), answer.text
     assert "在庫" in answer.text and "• Concierge Shop Shibuya（" in answer.text
@@ -189,3 +191,4 @@ async def test_a_japanese_pickup_at_a_store_without_stock_is_explained_in_japane
     assert asked.text.startswith("Concierge Shop Shibuyaには十分な在庫がないため、在庫のある店舗で受け取ってください。"), asked.text
     assert asked.cards[0].fields["受け取り方法"] == "店舗受け取り"
     assert english_left(asked, str(products[0]["name"])) == [], asked.text
+
