@@ -187,7 +187,7 @@ CARD_LABELS: dict[Language, dict[str, str]] = {
     # The Add to cart button's command is the request in the shopper's words, so the turn it starts
     # is read in their language like any other message.
     "ja": {"price": "価格", "rating": "評価", "stock": "在庫", "reviews": "レビュー{n}件", "in_stores": "店舗在庫 {n}点",
-           "online_only": "オンラインのみ", "add_to_cart": "カートに入れる", "add_command": "{command} {id} をカートに入れて",
+           "online_only": "オンラインのみ", "add_to_cart": "カートに入れる", "add_command": "{command} カートに追加 {id}",
            "cart": "カート", "items": "{n}点", "coupon": "クーポン {code}", "total": "合計",
            "quantity": "数量", "fulfillment": "受け取り方法", "at_store": "{store}で{kind}",
            "waiting": "ご確認をお待ちしています", "confirm": "確定", "cancel": "キャンセル",

@@ -192,3 +192,12 @@ async def test_a_japanese_pickup_at_a_store_without_stock_is_explained_in_japane
     assert asked.cards[0].fields["受け取り方法"] == "店舗受け取り"
     assert english_left(asked, str(products[0]["name"])) == [], asked.text
 
+
+
+def test_the_add_to_cart_command_of_a_japanese_card_is_a_purchase_of_that_product() -> None:
+    from agents.shopping.intents import classify, product_reference
+    from agents.shopping.phrasebook import label
+
+    text = label("add_command", "ja", command="", id="fitness-trackers-001").strip()
+    assert classify(text).intent == "purchase" and classify(text).confident
+    assert product_reference(text).product_id == "fitness-trackers-001"
