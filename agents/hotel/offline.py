@@ -27,9 +27,9 @@ from agents.hotel.extract import (
     extract_stay,
 )
 from agents.hotel.phrasebook import city_name, joined, landmark_name, not_used, say, stay_ja
-from agents.hotel.store import _AMENITY_ALIASES, AMENITIES, normalize_amenity
+from agents.hotel.store import _AMENITY_ALIASES, AMENITIES, AMENITY_WORDS_JA, DECLINED_AFTER_JA, normalize_amenity
 from agents.hotel.understand import Reading, read_places
-from bot.locale import Language, language_of
+from bot.locale import Language, is_japanese, language_of
 from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
 from bot.offline.model import OfflineRequest, tool_call
@@ -215,6 +215,14 @@ def detect_amenities(text: str) -> list[str]:
             found.append(canonical)
     if re.search(r"\b(?:pets?|dogs?)\b", norm) and "pet-friendly" not in found:
         found.append("pet-friendly")
+    if is_japanese(text):
+        lowered = text.lower()
+        for word, canonical in AMENITY_WORDS_JA.items():
+            at = lowered.find(word.lower())
+            if at >= 0 and canonical not in found:
+                after = lowered[at + len(word) :].lstrip("はがもの ")
+                if not after.startswith(DECLINED_AFTER_JA):
+                    found.append(canonical)
     return sorted(found)
 
 
@@ -522,8 +530,9 @@ def understood_words() -> frozenset[str]:
             for source in sources:
                 words.update(re.findall(r"[a-z]{3,}", source.lower()))
                 words.update(re.findall(r"[\u3040-\u30ff\u3400-\u9fff]+", source))
-    for amenity in (*AMENITIES, *_AMENITY_ALIASES):
+    for amenity in (*AMENITIES, *_AMENITY_ALIASES, *AMENITY_WORDS_JA):
         words.update(re.split(r"[-/]", amenity))
+    words.update(("付き", "付", "あり", "付きの"))  # 朝食付き, 駐車場あり: the amenity's own ending
     return frozenset(words)
 
 

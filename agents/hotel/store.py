@@ -43,6 +43,25 @@ _AMENITY_ALIASES = {
 }
 
 
+# Japanese names of the amenities, read anywhere in a request (Japanese has no spaces between
+# words); an amenity the traveller declines right after its name (朝食なし) is not asked for.
+AMENITY_WORDS_JA: dict[str, str] = {
+    "朝食": "breakfast", "朝ごはん": "breakfast", "朝ご飯": "breakfast", "モーニング": "breakfast",
+    "ワイファイ": "wifi", "無線LAN": "wifi", "wifi": "wifi", "wi-fi": "wifi",
+    "エアコン": "air-conditioning", "冷房": "air-conditioning",
+    "駐車場": "parking", "パーキング": "parking", "駐車": "parking",
+    "プール": "pool", "ジム": "gym", "フィットネス": "gym", "スパ": "spa", "サウナ": "spa",
+    "レストラン": "restaurant", "ペット": "pet-friendly", "犬連れ": "pet-friendly", "愛犬": "pet-friendly",
+    "空港送迎": "airport-shuttle", "送迎": "airport-shuttle", "シャトル": "airport-shuttle",
+    "キッチン": "kitchen", "自炊": "kitchen", "24時間フロント": "24h-front-desk",
+    "ルームサービス": "room-service", "ランドリー": "laundry", "洗濯": "laundry", "禁煙": "non-smoking",
+    "バリアフリー": "accessible", "車いす": "accessible", "車椅子": "accessible",
+    "EV充電": "ev-charging", "充電スタンド": "ev-charging",
+    "温泉": "hot-spring", "露天風呂": "hot-spring", "大浴場": "hot-spring",
+}
+DECLINED_AFTER_JA = ("なし", "無し", "不要", "いらない", "要らない", "は要りません", "はいりません")
+
+
 def normalize_amenity(text: str) -> str:
     """Map 'Free WiFi', 'swimming pool', 'A/C'… onto the canonical names in AMENITIES."""
     key = "-".join(text.strip().lower().replace("_", " ").split())

@@ -58,7 +58,8 @@ async def test_words_no_rule_used_are_named_in_the_answer(session: Session) -> N
     [
         ("Paris with breakfast and a pool near the Louvre", "en", []),
         ("Paris with a sea view", "en", ["sea"]),  # "Sea Point" (Cape Town) does not make "sea" understood
-        ("京都 来週末 朝食付き 2万円以下", "ja", ["朝食付き"]),
+        ("京都 来週末 朝食付き 2万円以下", "ja", []),
+        ("京都 来週末 朝食付き 眺めのいい部屋", "ja", ["眺め", "部屋"]),
         ("東京 明日 1泊2万円以下 2人でお願いします", "ja", []),
     ],
 )
@@ -66,6 +67,28 @@ def test_not_used_words(text: str, language: str, expected: list[str]) -> None:
     from agents.hotel.offline import _words_of, understood_words
 
     assert not_used(text, understood_words() | _words_of(text, [], ""), language) == expected  # type: ignore[arg-type]
+
+
+async def test_amenities_asked_for_in_japanese_are_searched_for(session: Session) -> None:  # noqa: F811
+    final = await session.say("大阪で今週末、朝食付きで駐車場のあるホテル")
+    (search,) = [c for c in session.tool_calls if c["name"] == "search_hotels"]
+    assert search["args"]["amenities"] == ["breakfast", "parking"]
+    assert "使っていません" not in final.text  # every word of the request was read
+
+
+@pytest.mark.parametrize(
+    ("text", "amenities"),
+    [
+        ("京都 来週末 温泉と露天風呂", ["hot-spring"]),
+        ("東京 明日 朝食なし 禁煙", ["non-smoking"]),  # declined right after its name
+        ("札幌 来週末 朝食は不要、Wi-Fi必須", ["wifi"]),
+        ("東京 明日 2名", []),
+    ],
+)
+def test_japanese_amenity_words(text: str, amenities: list[str]) -> None:
+    from agents.hotel.offline import detect_amenities
+
+    assert detect_amenities(text) == amenities
 
 
 @pytest.mark.parametrize(
