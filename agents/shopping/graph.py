@@ -18,6 +18,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from langchain_core.messages import (
@@ -85,7 +86,7 @@ def _text(message: BaseMessage) -> str:
     return message.text if isinstance(message.text, str) else str(message.content)
 
 
-def _this_round(messages: list[BaseMessage]) -> list[ToolMessage]:
+def _this_round(messages: Sequence[BaseMessage]) -> list[ToolMessage]:
     out: list[ToolMessage] = []
     for message in reversed(messages):
         if not isinstance(message, ToolMessage):
@@ -317,7 +318,8 @@ class ShopNodes:
 
     @staticmethod
     def after_agent(state: ShopState) -> str:
-        last = (state.get("messages") or [None])[-1]
+        messages = state.get("messages") or []
+        last = messages[-1] if messages else None
         return "tools" if isinstance(last, AIMessage) and last.tool_calls else "finish"
 
     # --- confirmation -------------------------------------------------------------------------
