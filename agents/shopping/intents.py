@@ -122,7 +122,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
     "wearables": ("smartwatch", "watch", "fitness tracker", "band", "スマートウォッチ", "腕時計"),
     "kitchen": ("kettle", "coffee", "blender", "rice cooker", "knife", "pan", "toaster", "ケトル", "コーヒー", "炊飯器", "包丁", "フライパン"),
     "home": ("vacuum", "lamp", "air purifier", "fan", "humidifier", "掃除機", "ライト", "空気清浄機", "扇風機", "加湿器"),
-    "shoes": ("shoes", "sneakers", "boots", "sandals", "running shoes", "靴", "スニーカー", "ブーツ", "サンダル"),
+    "shoes": ("shoes", "sneakers", "boots", "sandals", "running shoes", "靴", "シューズ", "スニーカー", "ブーツ", "サンダル"),
     "apparel": ("jacket", "shirt", "t-shirt", "hoodie", "jeans", "coat", "socks", "ジャケット", "シャツ", "パーカー", "ジーンズ", "コート"),
     "outdoor": ("tent", "backpack", "sleeping bag", "hiking", "camping", "bottle", "テント", "リュック", "寝袋", "キャンプ", "登山"),
     "beauty": ("shampoo", "moisturizer", "sunscreen", "serum", "hair dryer", "shaver", "シャンプー", "保湿", "日焼け止め", "美容液", "ドライヤー"),

@@ -201,3 +201,9 @@ def test_the_add_to_cart_command_of_a_japanese_card_is_a_purchase_of_that_produc
     text = label("add_command", "ja", command="", id="fitness-trackers-001").strip()
     assert classify(text).intent == "purchase" and classify(text).confident
     assert product_reference(text).product_id == "fitness-trackers-001"
+
+
+async def test_running_shoes_in_katakana_are_searched_for(runtime: ConversationRuntime) -> None:
+    answer = final(await say(runtime, "/shop ランニングシューズ", thread="k"))
+    assert answer.data["products"] and all(p["category"] == "shoes" for p in answer.data["products"])
+    assert "件見つかりました" in answer.text
