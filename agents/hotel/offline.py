@@ -204,17 +204,32 @@ def detect_landmark(text: str, city: geo.City | None) -> tuple[geo.City, geo.Lan
     return None
 
 
+# An amenity right after one of these ("without breakfast", "no pool") or right before one of
+# these ("breakfast not needed") is one the traveller does not want: it is not searched for.
+AMENITY_DECLINED_BEFORE = re.compile(
+    r"\b(?:without|no|not|skip|don t need|dont need|do not need|no need for)(?:\s+(?:a|an|the|any|free))?\s*$"
+)
+AMENITY_DECLINED_AFTER = re.compile(r"^\s*(?:is\s+|are\s+)?(?:not\s+(?:needed|required|necessary)|unnecessary|optional)\b")
+
+
 def detect_amenities(text: str) -> list[str]:
     norm = geo.normalize(text).replace("wi fi", "wifi")
     found: list[str] = []
-    words = norm.split()
-    phrases = {" ".join(words[i : i + n]) for n in (1, 2, 3) for i in range(len(words) - n + 1)}
-    for phrase in phrases:
-        canonical = normalize_amenity(phrase)
-        if canonical in AMENITIES and canonical not in found and canonical not in ("family-rooms",):
-            found.append(canonical)
-    if re.search(r"\b(?:pets?|dogs?)\b", norm) and "pet-friendly" not in found:
+    words = [word.strip(",.;:!?") for word in norm.split()]
+    declined: set[str] = set()
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            canonical = normalize_amenity(" ".join(words[i : i + n]))
+            if canonical not in AMENITIES or canonical == "family-rooms":
+                continue
+            before, after = " ".join(words[:i]), " ".join(words[i + n :])
+            if AMENITY_DECLINED_BEFORE.search(before) or AMENITY_DECLINED_AFTER.match(after):
+                declined.add(canonical)
+            elif canonical not in found:
+                found.append(canonical)
+    if re.search(r"\b(?:pets?|dogs?)\b", norm) and "pet-friendly" not in {*found, *declined}:
         found.append("pet-friendly")
+    found = [amenity for amenity in found if amenity not in declined]
     if is_japanese(text):
         lowered = text.lower()
         for word, canonical in AMENITY_WORDS_JA.items():

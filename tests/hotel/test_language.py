@@ -83,9 +83,14 @@ async def test_amenities_asked_for_in_japanese_are_searched_for(session: Session
         ("東京 明日 朝食なし 禁煙", ["non-smoking"]),  # declined right after its name
         ("札幌 来週末 朝食は不要、Wi-Fi必須", ["wifi"]),
         ("東京 明日 2名", []),
+        ("Paris next weekend without breakfast", []),
+        ("Paris with breakfast but no pool", ["breakfast"]),
+        ("Paris, parking not needed, free wifi", ["wifi"]),
+        ("Paris, don't need a gym; no pets", []),
+        ("Paris with a swimming pool and breakfast", ["breakfast", "pool"]),
     ],
 )
-def test_japanese_amenity_words(text: str, amenities: list[str]) -> None:
+def test_amenities_asked_for_and_declined(text: str, amenities: list[str]) -> None:
     from agents.hotel.offline import detect_amenities
 
     assert detect_amenities(text) == amenities
