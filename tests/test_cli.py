@@ -129,3 +129,14 @@ async def test_process_killed_during_a_tool_call_recovers_with_a_valid_history(
     assert calls and sorted(calls) == sorted(answered)
     assert history[-1] == {**history[-1], "role": "user", "content": "are you there?"}
     assert thread_state(db, "console:crash") == "idle"
+
+
+async def test_ask_takes_the_terminals_locale_for_the_currency(tmp_path: Path) -> None:
+    env = env_for(tmp_path, LANG="ja_JP.UTF-8", LC_ALL="", LC_MESSAGES="")
+    code, events, _ = await ask(env, "/hotel 京都 来週末")
+    assert code == 0 and events[-1]["type"] == "final"
+    prices = [card["fields"]["料金"] for card in events[-1]["cards"]]
+    assert prices and all(price.startswith("¥") for price in prices)
+    env = env_for(tmp_path, LANG="en_US.UTF-8", LC_ALL="", LC_MESSAGES="")
+    code, events, _ = await ask(env, "/hotel Kyoto next weekend")
+    assert code == 0 and all(card["fields"]["Price"].startswith("$") for card in events[-1]["cards"])

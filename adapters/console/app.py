@@ -6,18 +6,21 @@ from __future__ import annotations
 import asyncio
 import json
 import mimetypes
+import os
 import shutil
 import sys
 import uuid
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from bot.agent import IncomingFile, TurnInput
 from bot.app import App
 from bot.conversation import ConversationKey
 from bot.editor import STATUS_LINE, StatusLineSink
 from bot.events import Attachment, Card, Failure, Final, StreamEvent
+from bot.platform import locale_fields
 from bot.render import Surface, TurnRenderer
 
 
@@ -96,6 +99,19 @@ class TerminalSurface(Surface):
         await self.post(f"  📎 {file.filename} ({size}){where}")
 
 
+def terminal_profile(environ: Mapping[str, str] = os.environ) -> dict[str, str]:
+    """The terminal user's turn fields (`locale_fields`): the POSIX locale (LC_ALL, LC_MESSAGES,
+    LANG; `ja_JP.UTF-8` → `ja-JP`, so the currency is yen) and TZ when it names a time zone."""
+    raw = next((environ[name] for name in ("LC_ALL", "LC_MESSAGES", "LANG") if environ.get(name)), "")
+    tag = raw.split(".")[0].split("@")[0].replace("_", "-")
+    zone = environ.get("TZ", "").lstrip(":")
+    try:
+        zone = zone if "/" in zone and ZoneInfo(zone) else ""
+    except (ValueError, ZoneInfoNotFoundError):
+        zone = ""
+    return locale_fields(tag if tag not in ("", "C", "POSIX") else None, zone or None)
+
+
 def load_attachment(path: str) -> IncomingFile:
     file = Path(path)
     mime = mimetypes.guess_type(file.name)[0] or "application/octet-stream"
@@ -134,7 +150,7 @@ async def ask(
         if resume is not None:
             events = _or_nothing_waiting(runtime.resume(key, resume, user_id=user))
         else:
-            events = runtime.handle(key, TurnInput.typed(text, user_id=user, attachments=files))
+            events = runtime.handle(key, TurnInput.typed(text, user_id=user, attachments=files).but(**terminal_profile()))
         if not as_json:
             return 0 if isinstance(await render(app, key, events, out), Final) else 1
         last = None
@@ -154,6 +170,7 @@ async def chat(app: App, *, agent: str | None, thread: str, user: str = "console
             print("bot › (your last request here was interrupted by a restart; resuming it)")
             await render(app, key, runtime.recover(key), sys.stdout)
         default = runtime.commands.for_agent(agent) if agent else None
+        profile = terminal_profile()
         while True:
             try:
                 line = (await asyncio.get_running_loop().run_in_executor(None, lambda: input("you › "))).strip()
@@ -163,7 +180,7 @@ async def chat(app: App, *, agent: str | None, thread: str, user: str = "console
             if line in ("/quit", "/exit"):
                 return 0
             if line:
-                turn = TurnInput.typed(line, user_id=user)
+                turn = TurnInput.typed(line, user_id=user).but(**profile)
                 if turn.command is None and default is not None:
                     turn = turn.but(command=default.name)
                 print("bot › ", end="", flush=True)

@@ -27,7 +27,13 @@ from agents.hotel.extract import (
     extract_stay,
 )
 from agents.hotel.phrasebook import city_name, joined, landmark_name, not_used, say, stay_ja
-from agents.hotel.store import _AMENITY_ALIASES, AMENITIES, AMENITY_WORDS_JA, DECLINED_AFTER_JA, normalize_amenity
+from agents.hotel.store import (
+    _AMENITY_ALIASES,
+    AMENITIES,
+    AMENITY_WORDS_JA,
+    DECLINED_AFTER_JA,
+    normalize_amenity,
+)
 from agents.hotel.understand import Reading, read_places
 from bot.locale import Language, is_japanese, language_of
 from bot.offline import extract as core_extract
