@@ -14,6 +14,12 @@ from bot.config import Settings, load_settings
 from tests.fakes.openai_server import FakeOpenAI
 
 REQUIRE_SERVICES = os.environ.get("CONCIERGE_REQUIRE_SERVICES") == "1"
+
+# The bot processes the tests start read the terminal's locale and time zone (a console user's
+# currency and dates): every run gets the same ones, whatever the machine's are.
+for _name in ("LC_ALL", "LC_MESSAGES", "TZ"):
+    os.environ.pop(_name, None)
+os.environ["LANG"] = "C.UTF-8"
 POSTGRES_URL = os.environ.get("CONCIERGE_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 
