@@ -186,6 +186,10 @@ class AgentDefinition(ABC):
     # graph of one step, where intermediate checkpoints save nothing worth resuming; a crashed turn
     # runs again from its request).
     durability: Durability = "async"
+    # Whether the agent's tools say their own progress, in the user's words and language (Status
+    # events: "Searching hotels in Osaka…"); their tool_started/tool_finished events are then
+    # marked `narrated` and the renderer shows no line of its own for them.
+    narrates_tools: bool = False
 
     def load_settings(self) -> Any:
         """The agent's settings from the environment (ConfigError naming each bad variable)."""

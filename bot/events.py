@@ -49,12 +49,14 @@ class ToolStarted(BaseModel):
     type: Literal["tool_started"] = "tool_started"
     name: str
     args_summary: str = ""
+    narrated: bool = False  # the agent says this tool's progress itself (Status): no line of its own
 
 
 class ToolFinished(BaseModel):
     type: Literal["tool_finished"] = "tool_finished"
     name: str
     summary: str = ""
+    narrated: bool = False
 
 
 class Attachment(BaseModel):

@@ -278,6 +278,8 @@ class TurnRenderer:
             log.error("rendering a turn failed: %s", self.surface.describe(exc), exc_info=log.isEnabledFor(logging.DEBUG))
 
     async def _render(self, event: StreamEvent) -> None:
+        if isinstance(event, ToolStarted | ToolFinished) and event.narrated:
+            return  # the agent's own Status lines say it
         if isinstance(event, Status | ToolStarted | ToolFinished):
             await self._show_progress(progress_line(event))
         elif isinstance(event, Token):

@@ -25,7 +25,7 @@ from langgraph.types import Command, Interrupt
 from pydantic import BaseModel
 
 from bot.access import TurnGate
-from bot.agent import AgentDefinition, AgentDeps, BadInput, Durability, TurnInput
+from bot.agent import AgentDefinition, AgentDeps, BadInput, TurnInput
 from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
@@ -681,7 +681,7 @@ class ConversationRuntime:
                     # Each checkpoint of the run names its turn, so a recovery can tell whether
                     # this turn's input ever reached the checkpoint (see `recover`).
                     stamped: RunnableConfig = {**config, "metadata": {**config.get("metadata", {}), TURN_STAMP: turn_no}}
-                    async for event in self._stream(graph, stamped, graph_input, outcome, agent.durability):
+                    async for event in self._stream(graph, stamped, graph_input, outcome, agent):
                         if isinstance(event, ToolStarted) and current is not TurnState.TOOL_CALL:
                             current = await self._transition(key, current, TurnEvent.TOOL_REQUIRED)
                         elif isinstance(event, ToolFinished) and current is TurnState.TOOL_CALL:
@@ -741,12 +741,13 @@ class ConversationRuntime:
 
     async def _stream(
         self, graph: CompiledStateGraph, config: RunnableConfig, graph_input: Any, outcome: _Outcome,
-        durability: Durability,
+        agent: AgentDefinition,
     ) -> AsyncIterator[StreamEvent]:
         """Translate LangGraph's stream into stream events; the final state lands in `outcome`."""
         stream: AsyncIterator[Any] = graph.astream(
-            graph_input, config, stream_mode=["messages", "updates", "custom", "values"], durability=durability
+            graph_input, config, stream_mode=["messages", "updates", "custom", "values"], durability=agent.durability
         )
+        narrated = agent.narrates_tools
         async for mode, chunk in stream:
             if mode == "values":
                 outcome.values = chunk
@@ -767,9 +768,13 @@ class ConversationRuntime:
                     for message in _messages_of(update):
                         if isinstance(message, AIMessage) and message.tool_calls:
                             for call in message.tool_calls:
-                                yield ToolStarted(name=call["name"], args_summary=_summarise_args(call["args"]))
+                                yield ToolStarted(
+                                    name=call["name"], args_summary=_summarise_args(call["args"]), narrated=narrated
+                                )
                         elif isinstance(message, ToolMessage):
-                            yield ToolFinished(name=message.name or "tool", summary=_first_line(message.content))
+                            yield ToolFinished(
+                                name=message.name or "tool", summary=_first_line(message.content), narrated=narrated
+                            )
             elif mode == "custom":
                 if isinstance(chunk, Status | Token | ToolStarted | ToolFinished):
                     yield chunk

@@ -4,6 +4,7 @@ shutdown and resumed afterwards."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from typing import Annotated, Any, TypedDict
 
 import pytest
@@ -203,3 +204,27 @@ async def test_an_agent_of_one_step_writes_one_checkpoint_a_turn(settings: Setti
         graph = await runtime._graph(chat)
         history = [c async for c in graph.aget_state_history(runtime._config(key, chat, 0))]
         assert [c.metadata.get("concierge_turn") for c in history if c.metadata] == [3, 2, 1]
+
+
+async def test_tools_an_agent_narrates_get_no_progress_line_of_their_own() -> None:
+    import io
+
+    from adapters.console.app import TerminalSurface
+    from bot.events import ToolFinished, ToolStarted
+    from bot.render import TurnRenderer
+
+    async def turn(narrated: bool) -> list[str]:
+        out = io.StringIO()  # not a terminal: every progress line is printed on its own line
+
+        async def events() -> AsyncIterator[StreamEvent]:
+            yield ToolStarted(name="search_hotels", args_summary="city=Osaka", narrated=narrated)
+            yield Status(text="大阪のホテルを検索しています…")
+            yield ToolFinished(name="search_hotels", summary="30 hotels available in Osaka", narrated=narrated)
+            yield Final(text="おすすめ: …")
+
+        await TurnRenderer(TerminalSurface(out), working="").run(events())
+        return out.getvalue().splitlines()
+
+    # The first progress line is shown at once (later ones may be coalesced, latest text wins).
+    assert await turn(narrated=True) == ["… 大阪のホテルを検索しています…", "おすすめ: …"]
+    assert (await turn(narrated=False))[0] == "… Using search_hotels (city=Osaka)…"

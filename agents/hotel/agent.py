@@ -48,6 +48,7 @@ class HotelAgent(AgentDefinition):
     summary = "Find hotels by city, dates, budget and more, then ask follow-ups"
     usage = "Paris under $200 next weekend"
     intent_words = ("hotel", "stay", "room", "night", "accommodation", "hostel", "ホテル", "宿", "泊")
+    narrates_tools = True  # "Searching hotels in Osaka…" / 「大阪のホテルを検索しています…」, not tool names
     settings_model = HotelSettings
     offline_skills = (HotelSkill(),)
 

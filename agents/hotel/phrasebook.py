@@ -42,6 +42,14 @@ def stay_ja(check_in: date, check_out: date) -> str:
 
 
 TEXTS: dict[str, dict[Language, str]] = {
+    # progress, shown in the status message while the tools run
+    "searching": {"en": "Searching hotels in {city}…", "ja": "{city}のホテルを検索しています…"},
+    "counting": {"en": "Counting hotels in {city} by {by}…", "ja": "{city}のホテルを集計しています…"},
+    "looking_up": {"en": "Looking up {names}…", "ja": "{names}を調べています…"},
+    "measuring": {"en": "Measuring distances to {landmark}…", "ja": "{landmark}からの距離を測っています…"},
+    "found_hotels": {"en": "Found {count} hotels…", "ja": "{count}軒見つかりました…"},
+    "found_details": {"en": "Found details for {names}…", "ja": "{names}の詳細が見つかりました…"},
+    "writing": {"en": "Writing recommendations…", "ja": "おすすめをまとめています…"},
     "which_city": {
         "en": "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`.",
         "ja": "どの都市に泊まりますか？ 例: `/hotel 来週末 京都 1泊2万円以下`",

@@ -19,9 +19,11 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agents.hotel import geo
 from agents.hotel.enrich import convert, enriched, format_money, known_currency, match_hotel
+from agents.hotel.phrasebook import city_name, landmark_name, say
 from agents.hotel.state import HotelFacts, HotelState, MemoryEntry, TurnRecord, new_turn
 from agents.hotel.store import AMENITIES, HotelOffer, HotelQuery, HotelStore, normalize_amenity
 from bot.events import Status
+from bot.locale import Language
 
 SHOWN_TO_MODEL = 10  # hotels listed in a tool answer
 KEPT_PER_RESULT = 20  # hotels kept in metadata per tool result
@@ -35,6 +37,7 @@ class ToolResult(BaseModel):
 
     answer: str
     status: str = ""  # shown to the user once the tool has run ("Found 15 hotels…")
+    status_ja: str = ""  # the same for a Japanese request
     hotels: list[dict[str, Any]] = Field(default_factory=list)  # HotelFacts, ranked
     memory: dict[str, Any] | None = None  # a MemoryEntry summarising this call for later turns
     payload: list[dict[str, Any]] = Field(default_factory=list)  # full records (see for_model)
@@ -301,7 +304,8 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
     summary = f"{call} → {len(offers)} hotels found in {city.name} for {label}, {availability}, {span}."
     return ToolResult(
         answer="\n".join(lines),
-        status=f"Found {len(available)} hotels…",
+        status=say("found_hotels", "en", count=len(available)),
+        status_ja=say("found_hotels", "ja", count=len(available)),
         hotels=[dict(h) for h in hotels],
         memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params,
                            hotel_ids=[h["id"] for h in hotels])),
@@ -425,7 +429,8 @@ async def hotel_details(
     names = ", ".join(h["name"] for h in refreshed)
     return ToolResult(
         answer="\n\n".join(lines),
-        status=f"Found details for {names}…",
+        status=say("found_details", "en", names=names),
+        status_ja=say("found_details", "ja", names="、".join(h["name"] for h in refreshed)),
         hotels=[dict(h) for h in refreshed],
         memory=dict(MemoryEntry(tool="hotel_details", summary=f"hotel_details(names={names}) → details shown.",
                            params={"names": [h["name"] for h in refreshed]},
@@ -519,7 +524,7 @@ class HotelTool:
     name: str
     args: type[BaseModel]
     run: Callable[..., Awaitable[ToolResult]]
-    starting: Callable[[Any], str]  # the status shown while it runs
+    starting: Callable[[Any, Language], str]  # the status shown while it runs, in the request's language
 
     def schema(self) -> dict[str, Any]:
         """The function schema the model is given."""
@@ -544,17 +549,19 @@ class HotelTool:
             args = spec.args.model_validate(arguments)  # already validated: this only rebuilds it
             if prepare is not None:
                 await prepare()
-            runtime.stream_writer(Status(text=spec.starting(args)))
             state = cast(HotelState, runtime.state if isinstance(runtime.state, dict) else {})
-            hidden = {"store": store, "tool_context": dict(state.get("tool_context") or {}),
-                      "metadata": round_metadata(state)}
+            tool_context = dict(state.get("tool_context") or {})
+            language: Language = "ja" if tool_context.get("language") == "ja" else "en"
+            runtime.stream_writer(Status(text=spec.starting(args, language)))
+            hidden = {"store": store, "tool_context": tool_context, "metadata": round_metadata(state)}
             try:
                 result = await spec.run(args, **{k: v for k, v in hidden.items() if k in wanted})
             except ValidationError as exc:
                 # Not the model's arguments (those were valid): a failure, retried then degraded.
                 raise RuntimeError(f"{spec.name} failed: {exc}") from exc
-            if result.status:
-                runtime.stream_writer(Status(text=result.status))
+            shown = result.status_ja if language == "ja" and result.status_ja else result.status
+            if shown:
+                runtime.stream_writer(Status(text=shown))
             return ToolMessage(
                 result.for_model(full_records=full_records),
                 artifact={"hotels": result.hotels, "memory": result.memory},
@@ -565,6 +572,10 @@ class HotelTool:
         return StructuredTool.from_function(
             coroutine=call, name=self.name, description=(self.args.__doc__ or "").strip(), args_schema=self.args,
         )
+
+
+def joined_names(names: list[str], language: Language) -> str:
+    return ("、" if language == "ja" else ", ").join(names)
 
 
 def model_schema(tool: BaseTool) -> dict[str, Any]:
@@ -607,13 +618,13 @@ TOOLS: dict[str, HotelTool] = {
     tool.name: tool
     for tool in (
         HotelTool("search_hotels", SearchHotelsArgs, search_hotels,
-                  lambda a: f"Searching hotels in {a.city}…"),
+                  lambda a, lang: say("searching", lang, city=city_name(a.city, lang))),
         HotelTool("aggregate_hotels", AggregateHotelsArgs, aggregate_hotels,
-                  lambda a: f"Counting hotels in {a.city} by {a.by.replace('_', ' ')}…"),
+                  lambda a, lang: say("counting", lang, city=city_name(a.city, lang), by=a.by.replace("_", " "))),
         HotelTool("hotel_details", HotelDetailsArgs, hotel_details,
-                  lambda a: f"Looking up {', '.join(a.names)}…"),
+                  lambda a, lang: say("looking_up", lang, names=joined_names(a.names, lang))),
         HotelTool("hotels_near_landmark", HotelsNearLandmarkArgs, hotels_near_landmark,
-                  lambda a: f"Measuring distances to {a.landmark}…"),
+                  lambda a, lang: say("measuring", lang, landmark=landmark_name(a.landmark, lang))),
     )
 }
 # Calls per turn; search_hotels's limit is build_graph's `search_limit`.

@@ -69,6 +69,14 @@ def test_not_used_words(text: str, language: str, expected: list[str]) -> None:
     assert not_used(text, understood_words() | _words_of(text, [], ""), language) == expected  # type: ignore[arg-type]
 
 
+async def test_the_progress_of_a_japanese_request_is_said_in_japanese(session: Session) -> None:  # noqa: F811
+    await session.say("大阪 今週末 2名")
+    assert session.statuses[-3:] == ["大阪のホテルを検索しています…", session.statuses[-2], "おすすめをまとめています…"]
+    assert session.statuses[-2].endswith("軒見つかりました…")
+    await session.say("Osaka this weekend for 2")
+    assert session.statuses[-3:] == ["Searching hotels in Osaka…", session.statuses[-2], "Writing recommendations…"]
+
+
 async def test_amenities_asked_for_in_japanese_are_searched_for(session: Session) -> None:  # noqa: F811
     final = await session.say("大阪で今週末、朝食付きで駐車場のあるホテル")
     (search,) = [c for c in session.tool_calls if c["name"] == "search_hotels"]
