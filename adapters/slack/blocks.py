@@ -21,6 +21,7 @@ from adapters.slack.mrkdwn import escape, plain, to_mrkdwn
 from bot.conversation import ConversationKey
 from bot.editor import clip
 from bot.events import Card
+from bot.locale import language_of
 from bot.render import web_url
 
 MAX_BLOCKS = 50  # per message (https://docs.slack.dev/reference/block-kit/blocks)
@@ -125,7 +126,9 @@ def answered_blocks(blocks: Sequence[Block], *, action_id: str, label: str, user
         if kept:
             out.append({**block, "elements": kept})
         if any(e.get("action_id") == action_id for e in elements):
-            note = f"<@{user_id}> chose *{escape(label)}*"
+            # In the button's language: a Japanese card's 確定 is answered in Japanese.
+            note = (f"<@{user_id}> が *{escape(label)}* を選びました" if language_of(label) == "ja"
+                    else f"<@{user_id}> chose *{escape(label)}*")
             out.append(ContextBlock(elements=[_mrkdwn(note)]).to_dict())
     return out
 

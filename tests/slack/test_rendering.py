@@ -113,6 +113,8 @@ def test_answered_buttons_are_replaced_by_the_choice_and_links_kept() -> None:
     after = answered_blocks(blocks, action_id=pay["action_id"], label="Pay", user_id="U1")
     assert [e.get("url") is not None for e in after[1]["elements"]] == [True]
     assert after[2] == {"type": "context", "elements": [{"type": "mrkdwn", "text": "<@U1> chose *Pay*"}]}
+    japanese = answered_blocks(blocks, action_id=pay["action_id"], label="確定", user_id="U1")
+    assert japanese[2]["elements"][0]["text"] == "<@U1> が *確定* を選びました"
 
 
 def test_without_images_drops_accessories_and_image_blocks() -> None:
