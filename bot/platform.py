@@ -140,11 +140,17 @@ class PlatformBot:
         """Plain words as the platform's markup, for replies outside a turn (`Surface.plain` inside)."""
         return text
 
-    async def bind_command_thread(self, key: ConversationKey, turn: TurnInput) -> None:
-        """Record the thread a command opened, with the command's agent, before its turn starts, so
-        a reply there reaches that agent through whichever replica the platform delivers it to."""
-        command = self.runtime.commands.get(turn.command or "")
-        await self.runtime.bind(key, command.agent if command is not None else None)
+    async def command_thread(self, key: ConversationKey, turn: TurnInput, *, opened: bool) -> ArrivedMessage:
+        """A command's turn, admitted in its conversation as soon as that exists (`opened`: a thread
+        the command's root message just started): it takes the thread's first place in the queue,
+        so a reply sent there at once runs after it, and the thread is recorded with the command's
+        agent, so a reply reaches that agent through whichever replica the platform delivers it to.
+        `answer` runs it."""
+        arrived = ArrivedMessage(turn, (), await self.runtime.admit(key, turn))
+        if opened:
+            command = self.runtime.commands.get(turn.command or "")
+            await self.runtime.bind(key, command.agent if command is not None else None)
+        return arrived
 
     # --- turns a restart stopped -----------------------------------------------------------------
     def recover_interrupted(self) -> None:

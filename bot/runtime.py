@@ -453,7 +453,8 @@ class ConversationRuntime:
                 if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
                     return Admission(duplicate=True)  # refused once already
                 return Admission(refused=refused)
-            request = {"user_id": turn.user_id, FILES_NOT_KEPT: True} if files_follow else replayable(turn)
+            files = files_follow or bool(turn.attachments)  # not kept: the turn cannot run again without them
+            request = {"user_id": turn.user_id, FILES_NOT_KEPT: True} if files else replayable(turn)
             if turn.delivery_id is None:
                 return Admission(queued=await self.app_db.enqueue(key.thread_id, request))
             queued = await self.app_db.claim_and_enqueue(turn.delivery_id, self.settings.dedupe_ttl, key.thread_id, request)

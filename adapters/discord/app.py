@@ -135,14 +135,14 @@ class DiscordBot(PlatformBot):
         if interaction.guild_id is not None:
             name = f"/{turn.command} {turn.text}".strip()[:THREAD_NAME_MAX] or turn.command or "conversation"
             channel = await root.create_thread(name=name)
-            await self.bind_command_thread(conversation_key(channel), turn)
         elif channel is None:
             channel = await interaction.user.create_dm()
+        arrived = await self.command_thread(conversation_key(channel), turn, opened=interaction.guild_id is not None)
 
         async def privately(text: str) -> None:
             await interaction.followup.send(text, ephemeral=True)
 
-        await self.run(self.surface(channel, report=privately), conversation_key(channel), turn)
+        await self.answer(self.surface(channel, report=privately), conversation_key(channel), arrived)
 
     async def _button(self, interaction: discord.Interaction, payload: str) -> None:
         parsed = ConversationKey.from_button_payload(payload, "discord")

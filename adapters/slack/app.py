@@ -301,8 +301,8 @@ class SlackBot(PlatformBot):
             return
         if not in_dm:
             place = replace(place, thread_ts=str(root["ts"]))
-            await self.bind_command_thread(place.key, turn)
-        await self.run(self.surface(place, respond), place.key, turn)
+        arrived = await self.command_thread(place.key, turn, opened=not in_dm)
+        await self.answer(self.surface(place, respond), place.key, arrived)
 
     # --- messages -------------------------------------------------------------------------
     def _is_from_bot(self, event: dict[str, Any]) -> bool:
