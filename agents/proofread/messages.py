@@ -304,6 +304,8 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Code block without a language tag.": "コードブロックに言語名がありません。",
         "Name the language after the fence, e.g. ```python (Zenn/Qiita also accept ```python:main.py).":
             "``` の後ろに言語名を書いてください（例: ```python。Zenn/Qiita では ```python:main.py も使えます）。",
+        "Name the language after the fence: it reads as {language}, so ```{language}.":
+            "``` の後ろに言語名を書いてください（内容は {language} なので ```{language}）。",
         "Without a language the code is not syntax-highlighted and readers must guess what it is.":
             "言語名がないとシンタックスハイライトされず、読者は何のコードかを推測するしかありません。",
     },

@@ -175,6 +175,7 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
         containers=sorted(walk.containers, key=lambda c: c.start_line),
         line_kinds=kinds,
         suppressions=_suppressions(walk.comments, len(lines)),
+        list_starts=walk.list_starts,
     )
 
 
@@ -357,6 +358,7 @@ class _Walk:
     links: list[Link] = field(default_factory=list)
     comments: list[tuple[int, str]] = field(default_factory=list)  # (line, text inside <!-- -->)
     syntax: set[str] = field(default_factory=set)  # platform syntax seen: note, message, embed…
+    list_starts: dict[int, int] = field(default_factory=dict)  # line of an ordered list → its start number
     _columns: dict[int, int] = field(default_factory=dict)  # per line: where the next search starts
 
     def run(self, tokens: list[Token]) -> None:
@@ -365,6 +367,9 @@ class _Walk:
         for index, token in enumerate(tokens):
             if token.type in ("bullet_list_open", "ordered_list_open"):
                 stack.append("list")
+                start_number = token.attrGet("start")
+                if token.type == "ordered_list_open" and token.map and start_number not in (None, 1):
+                    self.list_starts[token.map[0] + self.offset + 1] = int(start_number)
             elif token.type == "blockquote_open":
                 stack.append("quote")
             elif token.type in ("bullet_list_close", "ordered_list_close", "blockquote_close"):

@@ -173,6 +173,9 @@ class ParsedArticle(BaseModel):
     # One entry per line of the file: what the line is, for checkers that only read prose.
     line_kinds: list[LineKind] = Field(default_factory=list)
     suppressions: list[Suppression] = Field(default_factory=list)
+    # The first line of each ordered list that does not start at 1 → the number it starts at
+    # (`3.`: CommonMark renders <ol start="3">, so the list starts there on purpose).
+    list_starts: dict[int, int] = Field(default_factory=dict)
 
     @property
     def lines(self) -> list[str]:

@@ -377,3 +377,91 @@ def test_daemon_names_and_informal_abbreviations_are_words():
         "could feed to statsd, others to journald.\n"
     )
     assert "rule:spelling" not in sources("language_quality", text)
+
+
+def linted(*texts: str) -> list[set[tuple[str | None, int | None]]]:
+    """pymarkdownlnt's findings, as our checker keeps them, for each text."""
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        return [{(i.source, i.line_start) for i in checker._linter(parse_article(text))} for text in texts]
+    finally:
+        worker.close()
+
+
+def test_text_that_is_no_code_needs_no_language_tag_but_code_and_sessions_do():
+    untagged = [
+        # a program's output, a model's quoted answer, an ASCII diagram, notation
+        "Error from server: error when creating \"STDIN\": admission webhook \"validate.kyverno.svc-fail\" denied"
+        " the request:\n\nresource Deployment/default/nginx was blocked due to the following policies\n",
+        "deployment.apps/nginx created",
+        "緯度経度 (35, 135) の地点は「兵庫県西脇市」に位置します。\n\n兵庫県の県庁所在地は「神戸市」です。",
+        " +-----+    +------+\n |  A  | -> |dialog|\n +-----+    +------+",
+        "ij,jk->ik | arg0,arg1->out1\nik,kl->il | out1,arg2->out0",
+        "Output written on sample.dvi (1 page, 1076 bytes).",
+    ]
+    for content in untagged:
+        text = f"# Notes\n\n```\n{content}\n```\n"
+        assert "rule:code-language" not in sources("code_quality", text), content
+    code = {
+        "$ kubectl get pods\nNAME   READY\nweb    1/1": "console",
+        "git clone https://github.com/x/y.git\ncd y\nmake": "sh",
+        "from pathlib import Path\n\nprint(Path.cwd())": "python",
+        '{\n  "mcpServers": {"demo": {"command": "npx"}}\n}': "json",
+        "GRANT SELECT ON raw_mncpl TO www;": "sql",
+        "[Resolve]\nDNS=169.254.169.254": "ini",
+        "apiVersion: v1\nkind: Pod\nmetadata:\n  name: web": "yaml",
+        "**Hello**, world!": "markdown",
+    }
+    for content, language in code.items():
+        (issue,) = [i for i in run("code_quality", f"# Notes\n\n```\n{content}\n```\n") if i.source == "rule:code-language"]
+        assert f"```{language}" in issue.suggestion, content
+    # A file name with no language (Zenn's ```:Racket) was meant to carry one.
+    assert "rule:code-language" in sources("code_quality", "# REPL\n\n```:Racket\n> (+ 1 3)\n4\n```\n")
+
+
+def test_a_run_of_adjacent_links_wrapped_after_their_text_is_neither_spaced_nor_reversed():
+    run_of_links = (
+        "# Links\n\n[https://example.com/a\n](https://example.com/a)[https://example.com/b\n"
+        "](https://example.com/b)[https://example.com/c](https://example.com/c)\n"
+    )
+    spaced = "# Links\n\nSee [ the guide ](https://example.com/guide) and (this)[https://example.com/x].\n"
+    found_run, found_spaced = linted(run_of_links, spaced)
+    assert not {rule for rule, _ in found_run} & {"pymarkdownlnt:MD039", "pymarkdownlnt:MD011"}
+    assert {("pymarkdownlnt:MD039", 3), ("pymarkdownlnt:MD011", 3)} <= found_spaced
+
+
+def test_a_quoted_list_item_that_starts_at_three_is_numbered_on_purpose():
+    quoted = "# List\n\n1. one\n2. two\n3. three\n\nThis time:\n\n> 3. three\n\nonly.\n"
+    skipped = "# List\n\n1. one\n3. two\n4. three\n"
+    found_quoted, found_skipped = linted(quoted, skipped)
+    assert "pymarkdownlnt:MD029" not in {rule for rule, _ in found_quoted}
+    assert "pymarkdownlnt:MD029" in {rule for rule, _ in found_skipped}
+
+
+def test_an_h1_equal_to_the_title_repeats_it_only_where_the_platform_shows_the_title():
+    blog = "---\ntitle: Configuration preview\ndate: 2025-01-01\nauthor: nushell\n---\n\n# Configuration preview\n\nText.\n"
+    zenn = (
+        '---\ntitle: "設定のプレビュー"\nemoji: "🐢"\ntype: "tech"\ntopics: ["nushell"]\npublished: true\n---\n\n'
+        "# 設定のプレビュー\n\n本文です。\n"
+    )
+    assert "rule:duplicate-title" not in sources("structure", blog)
+    assert "rule:duplicate-title" in sources("structure", zenn)
+
+
+def test_a_quoted_desu_or_a_thought_trailing_off_is_no_switch_of_style():
+    plain = "".join(f"これは{n}番目の説明である。" for n in range(6))
+    polite = "".join(f"これは{n}番目の説明です。" for n in range(6))
+    quoted = f"# 文体\n\n{plain}\n\n先頭に来るのは「正解はXです。」だ。\n"
+    musing = f"# 文体\n\n{polite}\n\nClaudeだと問題ないのではないか…。\n"
+    assert "rule:mixed-style" not in sources("language_quality", quoted)
+    assert "rule:mixed-style" not in sources("language_quality", musing)
+    switched = f"# 文体\n\n{plain}\n\n先頭に来るのは「正解はX」です。\n"
+    assert "rule:mixed-style" in sources("language_quality", switched)
+
+
+def test_shell_names_and_british_spellings_inside_a_word_are_not_misspellings():
+    text = "# Shells\n\nThe prompt comes from tcsh, and the behavioural change is favourable.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", "# Shells\n\nThere are fourty shells.\n")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 import yaml
 
 from agents.proofread.checkers.base import BaseChecker
+from agents.proofread.checkers.languages import recognised_language
 from agents.proofread.checkers.privacy import PLACEHOLDER, assigned_secrets, find_secrets, looks_random
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle
 from agents.proofread.text import PROMPT, finditer_by_runs
@@ -91,9 +92,20 @@ class CodeQualityChecker(BaseChecker):
         if block.language is None and is_stack_trace(block.content):
             return []  # an exception's stack trace is program output: no language would fit
         if block.language is None:
+            # A file name with no language (```:Racket, ```: ./ssh/config) was meant to carry one;
+            # otherwise only content that is recognisably code of a language needs a tag:
+            # program output, quoted answers, diagrams and notation would only get `text`.
+            named = block.info.strip().startswith(":")
+            language = None if named else recognised_language(block)
+            if not named and language is None:
+                return []
+            suggestion = (
+                f"Name the language after the fence: it reads as {language}, so ```{language}."
+                if language else
+                "Name the language after the fence, e.g. ```python (Zenn/Qiita also accept ```python:main.py)."
+            )
             return [self.issue(
-                article, "suggestion", block.start_line, "Code block without a language tag.",
-                "Name the language after the fence, e.g. ```python (Zenn/Qiita also accept ```python:main.py).",
+                article, "suggestion", block.start_line, "Code block without a language tag.", suggestion,
                 "Without a language the code is not syntax-highlighted and readers must guess what it is.",
                 "rule:code-language", line_end=block.end_line,
             )]

@@ -62,11 +62,16 @@ SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
 Style = Literal["polite", "plain"]
 MIN_STYLED_SENTENCE = 6  # characters, 。 included
+TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
 
 def sentence_style(tokens: list[Token]) -> Style | None:
     """です/ます (polite) or だ/である (plain) ending, from the sentence's last words."""
-    words = [t for t in tokens if t.pos1 not in ("補助記号", "空白")]
+    # Only what follows the last closing bracket ends the sentence: in 「先頭に来るのは「正解はXです。」だ。」
+    # the です belongs to the quotation.
+    # A sentence that ends in a quotation has no predicate of its own.
+    closing = max((i for i, t in enumerate(tokens) if t.surface in ("」", "』")), default=-1)
+    words = [t for t in tokens[closing + 1 :] if t.pos1 not in ("補助記号", "空白")]
     while words and (words[-1].pos2 == "終助詞" or words[-1].surface in ("か", "ね", "よ", "な")):
         words.pop()
     if not words:
@@ -199,7 +204,9 @@ class LanguageQualityChecker(BaseChecker):
             short = len(sentence.text.strip()) < MIN_STYLED_SENTENCE
             # Derivations keep the plain style of mathematical texts even in a です/ます article.
             math = _mathematical(article, sentence)
-            if kind == "text" and sentence.text.rstrip().endswith("。") and not (aside or short or math):
+            # A thought that trails off (「問題ないのではないか…。」) is the writer's inner voice.
+            trailing_off = TRAILING_OFF.search(sentence.text.rstrip()) is not None
+            if kind == "text" and sentence.text.rstrip().endswith("。") and not (aside or short or math or trailing_off):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))

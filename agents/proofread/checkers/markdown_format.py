@@ -218,7 +218,7 @@ class MarkdownFormatChecker(BaseChecker):
             ))
         blanked_runs: _BlankedRuns | None = None
         heading_lines = {heading.line for heading in article.headings}
-        for line, _column, rule, detail in failures:
+        for line, column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
             kind = article.kind(line)
             if kind in ("code", "fence", "math", "front_matter"):
@@ -227,6 +227,12 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # pymarkdownlnt reports a list item that is only ~~struck~~ text
             if rule == "md023" and line in heading_lines:
                 continue  # indented by up to three spaces, it still renders as a heading (CommonMark)
+            if rule == "md029" and article.list_starts.get(line, 1) != 1:
+                continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
+            if rule == "md011" and _after_link_text(article.line(line), column):
+                continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
+            if rule == "md039" and _wrapped_link_text(article.lines, line, column):
+                continue  # the link text ends (or starts) with a line break: the source is wrapped
             if rule == "md012":
                 blanked_runs = blanked_runs or _BlankedRuns(article, view_lines)
                 if blanked_runs.around(line):
@@ -385,6 +391,34 @@ class MarkdownFormatChecker(BaseChecker):
                     "rule:table-delimiter", line_end=number - 1,
                 ))
         return issues
+
+
+def _after_link_text(line: str, column: int) -> bool:
+    """Whether the `(` pymarkdownlnt took for reversed link text (at 1-based `column`) follows a
+    `]`: then it is a link's destination, as in a run of adjacent links `[a](x)[b](y)`."""
+    index = column - 1
+    return 0 < index < len(line) and line[index] == "(" and line[index - 1] == "]"
+
+
+def _wrapped_link_text(lines: list[str], number: int, column: int) -> bool:
+    """Whether the only space at either end of the link text opening at (`number`, `column`) is a
+    line break: a writer wraps lines, and no space was typed inside the brackets."""
+    text = "\n".join(lines[number - 1 : number + 9])
+    start = column - 1
+    if not (0 <= start < len(text) and text[start] == "["):
+        return False
+    depth, index, inner = 0, start, None
+    while index < len(text):
+        char = text[index]
+        index += 2 if char == "\\" else 1  # an escaped bracket is text
+        depth += (char == "[") - (char == "]")
+        if depth == 0:
+            inner = text[start + 1 : index - 1]
+            break
+    if inner is None:
+        return False
+    ends = (inner[: len(inner) - len(inner.lstrip())], inner[len(inner.rstrip()) :])
+    return any(ends) and all("\n" in end for end in ends if end)
 
 
 def _pipe_row(article: ParsedArticle, number: int) -> bool:

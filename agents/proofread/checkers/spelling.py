@@ -53,6 +53,8 @@ _BRITISH = (("our", "or"), ("ours", "ors"), ("ise", "ize"), ("ised", "ized"), ("
             ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("tres", "ters"), ("ogue", "og"),
             ("lled", "led"), ("lling", "ling"), ("ence", "ense"), ("ourite", "orite"))
 
+_BRITISH_OUR = re.compile(r"our(?=(?:able|ably|al|ally|ed|er|ers|ful|fully|hood|hoods|ing|ist|ists|less|ite|ites|ism|ous)$)")
+
 _speller: Any = None
 _speller_lock = threading.Lock()
 
@@ -101,6 +103,10 @@ def is_known(word: str) -> bool:
                 return True  # a common word made a verb or a noun: chunking, liveness
     for british, american in _BRITISH:
         if word.endswith(british) and word[: -len(british)] + american in speller():
+            return True
+    # -our- before a suffix: behavioural, favourable, colourful, neighbourhood (not fourty).
+    for match in _BRITISH_OUR.finditer(word):
+        if match.start() >= 2 and word[: match.start()] + "or" + word[match.start() + 3 :] in speller():
             return True
     for prefix in _PREFIXES:
         if word.startswith(prefix) and len(word) - len(prefix) >= 5 and is_known_simple(word[len(prefix):]):

@@ -222,8 +222,11 @@ class StructureChecker(BaseChecker):
                 "The outline (and table of contents) starts one level too deep.", "rule:first-heading-level",
             ))
         title = article.front_matter.data.get("title") if article.front_matter else None
+        # Zenn and Qiita print the front-matter title above the article; a site generator's layout
+        # may not (a VuePress blog shows only the post's own H1), so only there is an equal H1 a repeat.
+        shows_title = article.platform in ("zenn", "qiita")
         for heading in headings:
-            if heading.level == 1 and isinstance(title, str) and heading.text.strip() == title.strip():
+            if shows_title and heading.level == 1 and isinstance(title, str) and heading.text.strip() == title.strip():
                 issues.append(self.issue(
                     article, "suggestion", heading.line, "The heading repeats the title from the front matter.",
                     "Remove it: Zenn and Qiita already show the title above the article.",

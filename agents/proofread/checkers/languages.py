@@ -1,0 +1,181 @@
+"""What language an untagged code block recognisably is, from its content alone.
+
+A missing language tag is worth a note only when a tag would name a language: a reader's highlighter
+needs it for code, a shell session or a configuration file. Program output, a model's quoted answer,
+an ASCII diagram or ad-hoc notation have no language (only `text` would fit), so an untagged block
+whose content none of these tests recognises is left alone."""
+
+from __future__ import annotations
+
+import ast
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+
+import yaml
+
+from agents.proofread.schemas import CodeBlock
+from agents.proofread.text import PROMPT
+
+COMMANDS_FILE = Path(__file__).resolve().parent.parent / "data" / "commands.txt"
+
+# `$ cmd`, `% cmd`, `❯ cmd`, `PS C:\> cmd`, and `user@host:~/dir$ cmd` / `[user@host dir]$ cmd`.
+USER_PROMPT = re.compile(r"^\s*\[?[\w.-]+@[\w.-]+[^$#\n]*\]?[$#]\s")
+COMMAND_WORD = re.compile(r"^(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([a-z][\w.+-]*|\.{0,2}/[\w./-]+)(?=\s|$)")
+COMMENT = re.compile(r"^\s*(?:#|//)")
+ELLIPSIS = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|…)")
+SQL_STATEMENT = re.compile(
+    r"(?im)^\s*(?:select\s.+\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s"
+    r"|create\s+(?:or\s+replace\s+)?(?:unique\s+)?(?:table|index|view|database|schema|extension|function|user|role|trigger)\s"
+    r"|drop\s+(?:table|index|view|database|schema)\s|alter\s+table\s|grant\s.+\son\s|revoke\s.+\son\s)"
+)
+INI_SECTION = re.compile(r"^\s*\[[\w .:\"-]+\]\s*$")
+INI_PAIR = re.compile(r"^\s*[\w.-]+\s*=\s*\S?")
+INI_COMMENT = re.compile(r"^\s*[;#]")
+# Strong signs of a programming language, each a (pattern, tag) pair; the first that matches wins.
+SIGNS: tuple[tuple[re.Pattern[str], str], ...] = (
+    (re.compile(r"(?m)^\s*#include\s*[<\"]"), "c"),
+    (re.compile(r"(?ms)^\s*package\s+\w+\s*$.*^\s*func\s"), "go"),
+    (re.compile(r"(?m)^\s*(?:pub\s+)?fn\s+\w+.*[{(]|^\s*use\s+\w+(?:::\w+)+;"), "rust"),
+    (re.compile(r"(?m)^\s*(?:public|private|protected)\s+(?:static\s+)?(?:final\s+)?(?:class|interface|void|enum)\s"), "java"),
+    (re.compile(r"(?m)^\s*(?:import\s.+\sfrom\s+['\"]|export\s+(?:default|const|function|class)\s"
+                r"|(?:const|let|var)\s+[\w{}\[\], ]+=\s*(?:require\(|async\b|\(|function\b|new\b|\{|\[|['\"`\d])"
+                r"|function\s+\w+\s*\(|console\.log\()"), "javascript"),
+    (re.compile(r"(?m)^FROM\s+\S+.*(?:\n.*)*\n(?:RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV|EXPOSE|ARG)\s"), "dockerfile"),
+    (re.compile(r"(?m)^\s*<\?xml\s"), "xml"),
+    (re.compile(r"(?is)^\s*<(?:!doctype\s+html|html|head|body|div|span|p|a|ul|ol|table|form|section|template|script|style)[\s>].*</\w+>"), "html"),
+    (re.compile(r"(?m)^\s*[.#]?[\w-]+(?:[\s,>:.#][\w-]+)*\s*\{\s*$\n\s*[\w-]+\s*:\s*[^;]+;"), "css"),
+)
+# Markdown written to be shown, not rendered: inline markup in pairs, or a link.
+MARKDOWN_MARKUP = re.compile(
+    r"\*\*[^*\s](?:[^\n]*?[^*\s])?\*\*|__[^_\s](?:[^_\n]*[^_\s])?__|~~[^~\s](?:[^~]*[^~\s])?~~"
+    r"|(?<![\w*])\*[^*\s](?:[^*\n]*[^*\s])?\*(?![\w*])|(?<![\w_])_[^_\s](?:[^_\n]*[^_\s])?_(?![\w_])"
+    r"|\[[^\]\n]+\]\([^)\s]+\)"
+)
+
+
+@lru_cache(maxsize=1)
+def commands() -> frozenset[str]:
+    lines = COMMANDS_FILE.read_text(encoding="utf-8").splitlines()
+    return frozenset(line.strip() for line in lines if line.strip() and not line.startswith("#"))
+
+
+def recognised_language(block: CodeBlock) -> str | None:
+    """The tag an untagged block's content calls for (`console`, `sh`, `python`, `json`, `yaml`,
+    `sql`, `ini`, `markdown`, …), or None when nothing in it names a language."""
+    content = block.content.strip("\n")
+    if not content.strip():
+        return None
+    for recognise in (_json, _transcript, _commands, _python, _sql, _ini, _signs, _yaml, _markdown):
+        language = recognise(content)
+        if language:
+            return language
+    return None
+
+
+def _json(content: str) -> str | None:
+    text = content.strip()
+    if not text.startswith(("{", "[")):
+        return None
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return None
+    return "json" if isinstance(data, dict | list) and data else None
+
+
+def is_command(line: str) -> bool:
+    """`git clone …`, `sudo iptables-restore < rules`, `./build.sh 300`, `FOO=1 make`: a line that
+    starts with a program readers run."""
+    match = COMMAND_WORD.match(line.strip())
+    if match is None:
+        return False
+    word = match.group(1)
+    return word in commands() or word.startswith(("./", "../", "~/"))
+
+
+def _transcript(content: str) -> str | None:
+    """A terminal session: a prompt (`$ `, `% `, `user@host:~$ `, a root `# ` before a known
+    program) followed by a command, whatever output comes after it."""
+    for line in content.split("\n"):
+        if PROMPT.match(line) and not re.match(r"^\s*>", line):
+            rest = PROMPT.sub("", line, count=1)
+        elif USER_PROMPT.match(line):
+            rest = USER_PROMPT.sub("", line, count=1)
+        elif re.match(r"^\s*#\s", line) and is_command(line.strip()[1:]):
+            rest = line.strip()[1:]
+        else:
+            continue
+        if is_command(rest):
+            return "console"
+    return None
+
+
+def _commands(content: str) -> str | None:
+    """Every line is a command, a comment, an elision or the continuation of a command."""
+    commands_seen = 0
+    continued = False
+    for line in content.split("\n"):
+        stripped = line.strip()
+        if continued or not stripped or ELLIPSIS.match(stripped) or COMMENT.match(stripped):
+            continued = continued and stripped.endswith("\\")
+            continue
+        if not is_command(stripped):
+            return None
+        commands_seen += 1
+        continued = stripped.endswith("\\")
+    return "sh" if commands_seen else None
+
+
+def _python(content: str) -> str | None:
+    try:
+        tree = ast.parse(content)
+    except (SyntaxError, ValueError):
+        return None
+    statements = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+    has_print = any(
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "print"
+        for node in ast.walk(tree)
+    )
+    return "python" if has_print or any(isinstance(node, statements) for node in tree.body) else None
+
+
+def _sql(content: str) -> str | None:
+    if not SQL_STATEMENT.search(content):
+        return None
+    return "sql" if re.search(r";\s*$", content, re.M) else None
+
+
+def _ini(content: str) -> str | None:
+    lines = [line for line in content.split("\n") if line.strip() and not INI_COMMENT.match(line)]
+    if not lines or not INI_SECTION.match(lines[0]):
+        return None
+    pairs = sum(1 for line in lines if INI_PAIR.match(line))
+    sections = sum(1 for line in lines if INI_SECTION.match(line))
+    return "ini" if pairs and pairs + sections == len(lines) else None
+
+
+def _signs(content: str) -> str | None:
+    return next((tag for pattern, tag in SIGNS if pattern.search(content)), None)
+
+
+def _yaml(content: str) -> str | None:
+    """A mapping of identifier keys with at least one nested mapping or list: configuration, not
+    a program's `Name: value` lines."""
+    if "{{" in content or "{%" in content:
+        return None
+    try:
+        data = yaml.safe_load(content)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(data, dict) or len(data) < 2:
+        return None
+    identifier = re.compile(r"^[A-Za-z_][\w.-]*$")
+    if not all(isinstance(key, str) and identifier.match(key) for key in data):
+        return None
+    return "yaml" if any(isinstance(value, dict | list) and value for value in data.values()) else None
+
+
+def _markdown(content: str) -> str | None:
+    return "markdown" if MARKDOWN_MARKUP.search(content) else None
