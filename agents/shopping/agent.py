@@ -16,9 +16,10 @@ from langgraph.graph.state import CompiledStateGraph
 
 from agents.shopping.graph import build_graph
 from agents.shopping.intents import yes_or_no
+from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.offline import ShopSkill
 from agents.shopping.phrasebook import language, say, sentences
-from agents.shopping.render import RATES, cart_card, pending_card, price_text, product_card
+from agents.shopping.render import RATES, cart_card, display_name, pending_card, price_text, product_card
 from agents.shopping.settings import ShopSettings
 from agents.shopping.state import new_turn
 from agents.shopping.tools import ShopServices, status
@@ -101,6 +102,12 @@ async def ingest(kind: str, path: Path, settings: Settings, shop: ShopSettings, 
 def _ingest_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("kind", choices=("catalog", "reviews"), help="what the files hold")
     parser.add_argument("path", type=Path, help="a .jsonl or .csv file, or a directory of them")
+
+
+def _named_for(record: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A product or cart line as `data` carries it: `name` is the catalog's name; a Japanese
+    request also gets `name_ja`, the name its text and cards show."""
+    return record if lang == "ja" else {k: v for k, v in record.items() if k != "name_ja"}
 
 
 class ShopAgent(AgentDefinition):
@@ -234,12 +241,12 @@ class ShopAgent(AgentDefinition):
         out: dict[str, Any] = {"intent": turn.get("intent")}
         cards: list[Card] = []
         if data.get("products") and turn.get("intent") not in ("purchase", "cart", "apply_coupon"):
-            out["products"] = data["products"]
+            out["products"] = [_named_for(p, lang) for p in data["products"]]
             cards = [product_card(p, currency, lang=lang) for p in data["products"]]
         if data.get("reviews"):
             out["reviews"] = data["reviews"]
         if data.get("cart") is not None:
-            out["cart"] = data["cart"]
+            out["cart"] = {**data["cart"], "items": [_named_for(i, lang) for i in data["cart"]["items"]]}
             if data["cart"]["items"]:
                 cards.append(cart_card(data["cart"], currency, lang))
         return Final(text=turn.get("answer") or say("no_answer", lang), cards=cards, data=out)
@@ -252,9 +259,11 @@ class ShopAgent(AgentDefinition):
         if action == "apply_coupon":
             text = say("confirm_coupon", lang, code=pending["code"])
         elif action in ("add", "set", "remove"):
-            amount = (say("amount", lang, price=price_text(pending["unit_price"] * pending["quantity"], "USD", currency))
+            amount = (say("amount", lang, price=price_text(pending["unit_price"] * pending["quantity"], CATALOG_CURRENCY,
+                                                          currency, lang))
                       if pending.get("unit_price") is not None and action != "remove" else "")
-            text = say(f"confirm_{action}", lang, quantity=pending.get("quantity"), name=pending.get("name"), amount=amount)
+            name = display_name(pending, lang) if pending.get("name") else pending.get("product_id")
+            text = say(f"confirm_{action}", lang, quantity=pending.get("quantity"), name=name, amount=amount)
             if pending.get("note"):
                 text = sentences([pending["note"], text], lang)
         else:

@@ -45,6 +45,7 @@ from agents.shopping.models import (
     UserPrefs,
 )
 from agents.shopping.phrasebook import say
+from agents.shopping.render import money
 from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
 __all__ = ["MAX_QUANTITY", "CartError", "CatalogStore", "DatabaseError", "normalize_text", "search_terms"]
@@ -641,8 +642,9 @@ class CatalogStore:
             product = _product_from_row(data, rating, review_count)
             variant = next((v for v in product.variants if v.id == variant_id), None)
             name = f"{product.name} ({variant.label})" if variant else product.name
+            name_ja = (f"{product.name_ja}（{variant.label}）" if variant else product.name_ja) if product.name_ja else ""
             items.append(CartItem(
-                product_id=product_id, variant_id=variant_id, name=name, quantity=int(quantity),
+                product_id=product_id, variant_id=variant_id, name=name, name_ja=name_ja, quantity=int(quantity),
                 unit_price=variant.price if variant else product.price,
             ))
             categories.append(product.category)
@@ -688,7 +690,8 @@ class CatalogStore:
         product = _product_from_row(*rows[0])
         if variant_id and not any(v.id == variant_id for v in product.variants):
             options = ", ".join(f"{v.id} ({v.label})" for v in product.variants) or "-"
-            raise CartError("cart_no_variant", product=product.name, variant=variant_id, options=options)
+            raise CartError("cart_no_variant", product=product.name, product_ja=product.name_ja or product.name,
+                            variant=variant_id, options=options)
         return product
 
     async def _set_line(self, tx: Transaction, user_id: str, product_id: str, variant_id: str, quantity: int) -> None:
@@ -713,7 +716,8 @@ class CatalogStore:
             )
             have = int(rows[0][0]) if rows else 0
             if have + quantity > MAX_QUANTITY:
-                raise CartError("cart_line_full", have=have, product=product.name, max=MAX_QUANTITY)
+                raise CartError("cart_line_full", have=have, product=product.name,
+                                product_ja=product.name_ja or product.name, max=MAX_QUANTITY)
             await self._set_line(tx, user_id, product_id, variant_id, have + quantity)
 
         return await self._cart_write(user_id, work)
@@ -767,26 +771,36 @@ class CatalogStore:
         unknown, expired, or the cart does not qualify; the cart is then unchanged."""
 
         async def work(tx: Transaction) -> None:
-            found = await tx.fetch("SELECT data FROM shop_coupons WHERE code_key = ?", (code.strip().upper(),))
-            if not found:
-                raise CartError("cart_no_coupon", code=code.strip())
-            coupon = Coupon.model_validate_json(found[0][0])
-            if coupon.expires < today:
-                raise CartError("cart_coupon_expired", code=coupon.code, date=coupon.expires.isoformat())
-            cart, categories = await self._load_cart(user_id, tx.fetch, today)
-            if not cart.items:
-                raise CartError("cart_empty_for_coupon")
-            eligible = _eligible_subtotal(coupon, cart.items, categories)
-            if coupon.categories and not any(c in coupon.categories for c in categories):
-                raise CartError("cart_coupon_categories", code=coupon.code, categories=", ".join(coupon.categories))
-            if eligible < coupon.min_spend:
-                raise CartError("cart_min_spend_on" if coupon.categories else "cart_min_spend", code=coupon.code,
-                                min=coupon.min_spend, eligible=eligible, currency=cart.currency,
-                                categories=", ".join(coupon.categories))
+            coupon = await self._qualifying_coupon(user_id, code, today, tx.fetch)
             await tx.execute("UPDATE shop_carts SET coupon = ? WHERE user_id = ?", (coupon.code, user_id))
 
         await self._cart_write(user_id, work)
         return await self.get_cart(user_id, today=today)
+
+    async def check_coupon(self, user_id: str, code: str, *, today: date) -> Coupon:
+        """The coupon, when the cart qualifies for it today; the CartError `cart_apply_coupon` would
+        raise otherwise. Nothing is written: a change that cannot happen is said before it is asked."""
+        return await self._qualifying_coupon(user_id, code, today, self._db.fetch)
+
+    async def _qualifying_coupon(self, user_id: str, code: str, today: date, fetch: Fetch) -> Coupon:
+        found = await fetch("SELECT data FROM shop_coupons WHERE code_key = ?", (code.strip().upper(),))
+        if not found:
+            raise CartError("cart_no_coupon", code=code.strip())
+        coupon = Coupon.model_validate_json(found[0][0])
+        if coupon.expires < today:
+            raise CartError("cart_coupon_expired", code=coupon.code, date=coupon.expires.isoformat())
+        cart, categories = await self._load_cart(user_id, fetch, today)
+        if not cart.items:
+            raise CartError("cart_empty_for_coupon")
+        eligible = _eligible_subtotal(coupon, cart.items, categories)
+        if coupon.categories and not any(c in coupon.categories for c in categories):
+            raise CartError("cart_coupon_categories", code=coupon.code, categories=", ".join(coupon.categories))
+        if eligible < coupon.min_spend:
+            raise CartError("cart_min_spend_on" if coupon.categories else "cart_min_spend", code=coupon.code,
+                            min=coupon.min_spend, eligible=eligible, currency=cart.currency,
+                            min_text=money(coupon.min_spend, cart.currency), eligible_text=money(eligible, cart.currency),
+                            categories=", ".join(coupon.categories))
+        return coupon
 
     async def cart_remove_coupon(self, user_id: str) -> Cart:
         async def work(tx: Transaction) -> None:

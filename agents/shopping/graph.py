@@ -38,19 +38,21 @@ from agents.shopping.catalog import CartError
 from agents.shopping.intents import (
     DETERMINISTIC,
     Intent,
+    cart_action,
     classify,
+    compare_targets,
     extract_city,
     extract_coupon_code,
     extract_fulfillment,
-    is_removal,
     product_reference,
     resolve,
     review_topic,
     search_filters,
 )
+from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.phrasebook import language, say, sentences
 from agents.shopping.prompts import prompt
-from agents.shopping.render import cart_data, money
+from agents.shopping.render import cart_data, display_name, price_text
 from agents.shopping.state import (
     CHANGE_STAGES,
     GENERAL_STAGES,
@@ -82,6 +84,18 @@ LOOKUP_TOOL = {
     "reviews": "review_search", "coupons": "product_coupons", "cart": "view_cart",
 }
 NEEDS_PRODUCT = {"specs", "reviews", "coupons", "inventory", "purchase"}
+def cart_reason(exc: ValueError, lang: Language, shopper_currency: str | None) -> str:
+    """Why a cart change cannot be made, in the shopper's language, amounts also in their currency."""
+    if not isinstance(exc, CartError):
+        return str(exc)
+    values = dict(exc.values)
+    for key in ("min", "eligible"):
+        if key in values:
+            values[f"{key}_text"] = price_text(values[key], values.get("currency") or CATALOG_CURRENCY,
+                                               shopper_currency or CATALOG_CURRENCY, lang)
+    return say(exc.key, lang, **values)
+
+
 def _text(message: BaseMessage) -> str:
     return message.text if isinstance(message.text, str) else str(message.content)
 
@@ -137,10 +151,12 @@ class ShopNodes:
         turn["city"] = extract_city(text)
         turn["fulfillment"] = extract_fulfillment(text)
         if intent == "purchase":
-            turn["action"] = "remove" if is_removal(text) else "add"
+            turn["action"] = cart_action(text)
         shown = list(state.get("shown") or [])
         product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"), lang)
         turn["product_id"] = product_id
+        if intent == "compare":  # exactly the products named or pointed at, in the shopper's order
+            turn["product_ids"], question = compare_targets(text, shown, state.get("current_product_id"), lang)
         if turn["city"] or turn["fulfillment"]:
             prefs = await store.get_prefs(context["user_id"])
             changes = {k: v for k, v in (("city", turn["city"]), ("fulfillment", turn["fulfillment"])) if v}
@@ -218,6 +234,14 @@ class ShopNodes:
         today = self.shop.today(context)
         if coupon.expires < today:
             return say("coupon_expired", lang, code=coupon.code, date=coupon.expires.isoformat())
+        # a coupon the cart cannot take (empty, no item of its categories, below its minimum spend)
+        # is said now: no confirmation is asked for a change that cannot happen
+        try:
+            await store.check_coupon(context["user_id"], coupon.code, today=today)
+        except CartError as exc:
+            return say("coupon_refused", lang, code=coupon.code, error=cart_reason(exc, lang, context.get("currency")))
+        if (await store.get_cart(context["user_id"])).coupon == coupon.code:
+            return say("coupon_already", lang, code=coupon.code)
         turn["data"] = {**turn.get("data", {}), "pending": {
             "action": "apply_coupon", "product_id": None, "quantity": 0, "code": coupon.code,
             "name": f"coupon {coupon.code}", "description": coupon.description,
@@ -240,6 +264,8 @@ class ShopNodes:
             args = {"query": turn["text"], **filters}
         elif intent == "reviews":
             args = {"question": review_topic(turn["text"])}
+        elif intent == "compare" and turn.get("product_ids"):
+            args = {"product_ids": turn["product_ids"]}
         return {"messages": [AIMessage(content="", tool_calls=[tool_call(LOOKUP_TOOL[intent], args)])]}
 
     async def respond(self, state: ShopState) -> dict[str, Any]:
@@ -329,6 +355,7 @@ class ShopNodes:
         pending: dict[str, Any] = (turn.get("data") or {}).get("pending") or state.get("awaiting") or {}
         context = state.get("tool_context") or {}
         lang = language(context)
+        shopper_currency = context.get("currency") or CATALOG_CURRENCY
         # the question is asked in the request's language and shows prices in the shopper's currency
         answer = interrupt({**pending, "language": lang, "currency": context.get("currency") or "USD"})
         store = self.shop.store
@@ -342,26 +369,27 @@ class ShopNodes:
             turn["data"], turn["confirmed"] = data, False
             return {"turn": turn, "awaiting": None}
         status(say("status_updating_cart", lang))
+        name = display_name(pending, lang) if pending.get("name") else ""
         try:
             if pending["action"] == "add":
                 cart = await store.cart_add(user, pending["product_id"], pending["quantity"])
-                done = say("added", lang, quantity=pending["quantity"], name=pending["name"])
+                done = say("added", lang, quantity=pending["quantity"], name=name)
             elif pending["action"] == "set":
                 cart = await store.cart_set(user, pending["product_id"], pending["quantity"])
-                done = say("quantity_set", lang, quantity=pending["quantity"], name=pending["name"])
+                done = say("quantity_set", lang, quantity=pending["quantity"], name=name)
             elif pending["action"] == "remove":
                 cart = await store.cart_remove(user, pending["product_id"])
-                done = say("removed", lang, name=pending["name"])
+                done = say("removed", lang, name=name)
             else:
                 cart = await store.cart_apply_coupon(user, pending["code"], today=self.shop.today(context))
                 done = say("coupon_applied", lang, code=pending["code"])
         except ValueError as exc:  # CartError: the cart is unchanged
             cart = await store.get_cart(user)
-            reason = say(exc.key, lang, **exc.values) if isinstance(exc, CartError) else str(exc)
-            done = say("cart_error", lang, error=reason)
+            done = say("cart_error", lang, error=cart_reason(exc, lang, shopper_currency))
         data["cart"] = cart_data(cart)
         data.pop("pending", None)
-        turn["answer"] = sentences([done, say("cart_total", lang, total=money(cart.total, cart.currency))], lang)
+        total = price_text(cart.total, cart.currency, shopper_currency, lang)
+        turn["answer"] = sentences([done, say("cart_total", lang, total=total)], lang)
         turn["data"], turn["confirmed"] = data, True
         return {"turn": turn, "awaiting": None}
 
@@ -378,7 +406,10 @@ class ShopNodes:
             turn["answer"] = sentences([turn["note"], turn["answer"]], language(state.get("tool_context")))
         update: dict[str, Any] = {"turn": turn}
         products = (turn.get("data") or {}).get("products") or []
-        if turn["intent"] in ("search", "compare") and products:
+        listed = {p["id"] for p in state.get("shown") or []}
+        # a comparison of products from the list keeps the list: "the third" still means its third
+        if turn["intent"] in ("search", "compare") and products and not (
+                turn["intent"] == "compare" and {p["id"] for p in products} <= listed):
             update["shown"] = products
         current = turn.get("product_id") or (products[0]["id"] if len(products) == 1 else None)
         if current:

@@ -14,8 +14,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agents.shopping.phrasebook import say
+from agents.shopping.render import display_name
 from bot.locale import Language, is_japanese
-from bot.offline.extract import extract_min_rating, extract_ordinal, extract_price_range, parse_number
+from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
 
 IntentName = Literal[
     "search", "compare", "specs", "reviews", "coupons", "inventory", "purchase", "cart", "apply_coupon", "other"
@@ -59,7 +60,9 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"\badd\b.*\b(cart|basket|bag)\b|\b(buy|purchase|order)\b|\bi'?ll take\b", 3.0),
         (r"^(?:please\s+)?add\b|^(?:カートに)?追加", 2.0),
         (r"^add\s+(?:[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6})\s*$", 3.0),  # an Add to cart button
-        (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\bchange (?:the )?quantity\b", 3.0),
+        (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\b(?:change|set|update) (?:the )?(?:quantity|qty)\b", 3.0),
+        (r"\bset (?:it|them|that|this|the \w+(?: one)?) to \d{1,2}\b|\bmake it \d{1,2}\b", 3.0),
+        (r"数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変えて)", 3.0),
         (r"カートに(?:[0-9０-９一二三四五六七八九十]+(?:個|つ|点|台|本|枚)\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
          r"|カートから(?:削除|外)", 3.0),
     ),
@@ -137,24 +140,48 @@ def category_of(text: str) -> str | None:
     return None
 
 
+_NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|a couple of"
+_JA_NUMBER = r"[一二三四五六七八九十]{1,2}|ひと|ふた|みっ|よっ|いつ"
+_UNIT = r"(?:個|つ|点|本|足|台)(?!目)"  # 「2つ目」「2個目」 are ordinals, not quantities
 _QUANTITY = re.compile(
-    r"(?P<n>-?\d{1,4})\s*(?:x\b|pcs\b|pieces?\b|units?\b|of\b|個|つ|点|本|足|台)"
-    r"|\b(?:add|buy|order|take|get|want|make it|set (?:it )?to|quantity(?: to)?)\s+(?P<m>-?\d{1,4}|one|two|three|four|five|six|seven|eight|nine|ten|a couple of)\b"
-    r"|(?:数量を?|を)\s*(?P<j>-?\d{1,4})\s*(?:個|つ|点|本|足|台)?",
+    rf"\b(?:quantity|qty)\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<s>-?\d{{1,4}}|{_NUMBER_WORDS})\b"  # "quantity of the first to 5"
+    rf"|\bset\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<t>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
+    rf"|(?P<n>-?\d{{1,4}})\s*(?:x\b|pcs\b|pieces?\b|units?\b|of\b|{_UNIT})"
+    rf"|\b(?:add|buy|order|take|get|want|make it|quantity(?: to)?)\s+(?P<m>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
+    rf"|(?:数量を?|を)\s*(?P<j>-?\d{{1,4}})\s*{_UNIT}?"
+    rf"|(?P<k>{_JA_NUMBER})\s*{_UNIT}",
     re.IGNORECASE,
 )
+_JA_COUNTS = {"ひと": 1, "ふた": 2, "みっ": 3, "よっ": 4, "いつ": 5}
 
 
 def extract_quantity(text: str) -> int | None:
-    """'add 2 of them' → 2, 'buy three' → 3, '2個' → 2, 'add -1' → -1 (refused later, clearly)."""
+    """'add 2 of them' → 2, 'buy three' → 3, '2個' or '二つ' → 2, 'change the quantity of the first
+    one to 5' → 5, 'add -1' → -1 (refused later, clearly); '2つ目' is an ordinal, not a quantity."""
     match = _QUANTITY.search(text)
     if not match:
         return None
-    raw = match.group("n") or match.group("m") or match.group("j")
+    raw = next(g for g in match.group("s", "t", "n", "m", "j", "k") if g)
+    if raw in _JA_COUNTS:
+        return _JA_COUNTS[raw]
     try:
         return int(raw)
     except ValueError:
         return parse_number(raw.replace("a couple of", "couple"))
+
+
+_SET_QUANTITY = re.compile(
+    r"\b(?:change|set|update)\b.*\b(?:quantity|qty)\b|\bquantity\b.*\bto\s+\d|\bmake it\s+\d|\bset\b.*\bto\s+\d"
+    r"|数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変え)",
+    re.IGNORECASE,
+)
+
+
+def cart_action(text: str) -> Literal["add", "set", "remove"]:
+    """What a purchase message does to the cart: remove a product, set its quantity, or add to it."""
+    if is_removal(text):
+        return "remove"
+    return "set" if _SET_QUANTITY.search(text) else "add"
 
 
 _YES = re.compile(r"^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|do it|go ahead|please do|はい|うん|お願いします|確定|オッケー)\b[\s!.。！]*", re.IGNORECASE)
@@ -245,13 +272,49 @@ class Reference:
     this: bool = False
 
 
+_ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
+_COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
+_ORDINALS = re.compile(
+    rf"\b(?:first|top)\s+(?P<count>[2-5]|two|three|four|five)\b(?!\s*(?:[%$¥€£]|stars?|hours?|days?))"  # "the first two"
+    r"|(?:最初の|上位)\s*(?P<count_ja>[2-5２-５二三四五])\s*(?:つ|件|個)?"  # 「最初の2つ」「上位3件」
+    rf"|\b(?:the\s+)?(?P<w>{_ORDINAL_WORD})\b(?!\s+(?:night|time|of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
+    r"|(?:#|\bnumber\s+|\bno\.\s*|\boption\s+)(?P<n>\d{1,2})\b"
+    r"|(?P<ja>\d{1,2}|[一二三四五六七八九十])\s*(?:番目|つ目|件目|個目)"
+    r"|(?P<kana>ひと|ふた|みっ|よっ|いつ)つ目"
+    r"|(?P<firstja>最初)|(?P<lastja>最後)",
+    re.IGNORECASE,
+)
+
+
+def ordinals(text: str) -> list[int]:
+    """The positions in the last list the text points at, in its order: "compare the first and the
+    second" → [1, 2], "#2 vs the last" → [2, -1], 「1つ目と最後」 → [1, -1], "the first three" →
+    [1, 2, 3]; 1 is the first, -1 the last."""
+    out: list[int] = []
+    for match in _ORDINALS.finditer(text):
+        g = match.groupdict()
+        count = g["count"] or g["count_ja"]
+        if count:
+            n = _COUNT_WORDS.get(count.lower()) or parse_number(count) or 0
+            out += range(1, n + 1)
+        elif g["w"]:
+            out.append(ORDINAL_WORDS[g["w"].lower()])
+        elif g["n"] or g["ja"]:
+            out.append(parse_number(g["n"] or g["ja"]) or 0)
+        elif g["kana"]:
+            out.append(_JA_COUNTS[g["kana"]])
+        else:
+            out.append(1 if g["firstja"] else -1)
+    return [n for n in out if n]
+
+
 def product_reference(text: str) -> Reference:
     match = _PRODUCT_ID.search(text)
     if match:
         return Reference(product_id=match.group(1))
-    ordinal = extract_ordinal(text)
-    if ordinal is not None:
-        return Reference(ordinal=ordinal)
+    positions = ordinals(text)
+    if positions:
+        return Reference(ordinal=positions[0])
     if _CHEAPER.search(text):
         return Reference(pick="cheapest")
     if _PRICIER.search(text):
@@ -269,12 +332,7 @@ def resolve(
     if ref.product_id:
         return ref.product_id, None
     if ref.ordinal is not None:
-        if not shown:
-            return None, say("which_product", lang)
-        index = ref.ordinal - 1 if ref.ordinal > 0 else len(shown) + ref.ordinal
-        if not 0 <= index < len(shown):
-            return None, say("which_of_shown", lang, count=len(shown))
-        return shown[index]["id"], None
+        return _at(ref.ordinal, shown, lang)
     if ref.pick:
         if len(shown) < 2:
             return (shown[0]["id"], None) if shown else (None, say("compared_to_what", lang))
@@ -283,16 +341,47 @@ def resolve(
         ranked = sorted(shown, key=key)  # type: ignore[arg-type]
         first, second = ranked[0], ranked[1]
         if key(first)[0] == key(second)[0]:  # type: ignore[operator]
-            return None, say("tie", lang, first=first["name"], second=second["name"])
+            return None, say("tie", lang, first=display_name(first, lang), second=display_name(second, lang))
         return first["id"], None
     if current:
         return current, None
     if len(shown) == 1:
         return shown[0]["id"], None
     if shown:
-        names = ", ".join(f"{i + 1}. {p['name']}" for i, p in enumerate(shown[:5]))
+        names = ", ".join(f"{i + 1}. {display_name(p, lang)}" for i, p in enumerate(shown[:5]))
         return None, say("which_one", lang, names=names)
     return None, None
+
+
+def _at(ordinal: int, shown: list[dict[str, Any]], lang: Language) -> tuple[str | None, str | None]:
+    """The product at a position of the last list (-1: the last), or a question."""
+    if not shown:
+        return None, say("which_product", lang)
+    index = ordinal - 1 if ordinal > 0 else len(shown) + ordinal
+    if not 0 <= index < len(shown):
+        return None, say("which_of_shown", lang, count=len(shown))
+    return shown[index]["id"], None
+
+
+def compare_targets(
+    text: str, shown: list[dict[str, Any]], current: str | None, lang: Language = "en"
+) -> tuple[list[str], str | None]:
+    """(product ids, clarifying question) for a comparison: the products the text names by id or
+    by position, in its order ("compare the first and the second" → exactly those two); one of them
+    is compared with the current product ("compare it with the third"). No reference: [] (the
+    tool compares the first products shown)."""
+    ids = [m.group(1) for m in _PRODUCT_ID.finditer(text)]
+    for ordinal in ordinals(text):
+        product_id, question = _at(ordinal, shown, lang)
+        if question is not None:
+            return [], question
+        ids.append(str(product_id))
+    if len(ids) == 1 and current and _THIS.search(text):
+        ids.insert(0, current)
+    ids = list(dict.fromkeys(ids))
+    if len(ids) == 1:
+        return [], say("compare_with_what", lang, count=len(shown) or 1)
+    return ids, None
 
 
 def search_filters(text: str, user_currency: str) -> dict[str, Any]:
@@ -321,7 +410,7 @@ _REVIEW_FRAME = re.compile(
     r"|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last|cheaper|cheapest|better[- ]rated)(?:\s+one)?\b"
     r"|\b(?:of|for|on|about)\s+(?:it|this|that|them)\b|\b(?:this|that)\s+one\b|\bis\s+it\b|\bthe\b"
     r"|この商品|その商品|これ|それ|の?(?:口コミ|クチコミ|評判|レビュー|感想)(?:は|を|って)?|(?:は|って)?どう(?:ですか|かな)?|教えて(?:ください)?"
-    r"|\d\s*(?:番目|つ目)の?",
+    r"|(?:\d|[一二三四五六七八九十]|ひと|ふた|みっ)\s*(?:番目|つ目|個目)の?|最初の|最後の|\#\d\b",
     re.IGNORECASE,
 )
 

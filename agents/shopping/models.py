@@ -97,6 +97,7 @@ class CartItem(BaseModel):
     product_id: str
     variant_id: str = ""
     name: str
+    name_ja: str = ""  # the catalog's Japanese name, when it has one
     quantity: int = Field(ge=1, le=99)
     unit_price: float = Field(ge=0)
 

@@ -26,8 +26,8 @@ from agents.shopping.intents import (
 )
 from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.phrasebook import fulfillment_word, retell, say, spec_text
-from agents.shopping.render import money
-from bot.locale import Language, is_japanese, language_of
+from agents.shopping.render import display_name, price_text
+from bot.locale import Language, is_japanese
 from bot.offline.model import OfflineRequest, tool_call
 
 STAGE_TOOL_NAMES = {"locate_user", "find_stores", "check_stock", "validate_product", "validate_stock",
@@ -102,10 +102,20 @@ HELP_JA = ("ショッピングアシスタントです（オフラインモデ�
 
 def compose(results: list[ToolMessage], text: str) -> str:
     """An answer from the tool results of this turn (the last result of each tool counts), in the
-    language of the shopper's message."""
-    lang = language_of(text)
+    language of the shopper's message, naming products and showing prices as the cards do (the
+    result's `shopper`: the Japanese name, the catalog's price with the shopper's beside it)."""
     last = results[-1]
     data = _load(last)
+    shopper: dict[str, Any] = data["shopper"] if isinstance(data.get("shopper"), dict) else {}
+    lang: Language = "ja" if shopper.get("language") == "ja" or (not shopper and is_japanese(text)) else "en"
+    currency = str(shopper.get("currency") or CATALOG_CURRENCY)
+
+    def money(amount: float, of: str = CATALOG_CURRENCY) -> str:
+        return price_text(amount, of, currency, lang)
+
+    def product(record: dict[str, Any]) -> str:  # a result's `product`, or its Japanese name
+        return str(record.get("product_ja") if lang == "ja" and record.get("product_ja") else record.get("product"))
+
     if "error" in data:
         return say("sorry", lang, error=retell(data, lang))
     name = last.name or ""
@@ -114,7 +124,7 @@ def compose(results: list[ToolMessage], text: str) -> str:
         if not products:
             return say("no_products", lang)
         return say("products_found", lang, count=len(products)) + "\n" + "\n".join(
-            say("product_line", lang, n=i + 1, name=p["name"], price=money(p["price"], p["currency"]),
+            say("product_line", lang, n=i + 1, name=display_name(p, lang), price=money(p["price"], p["currency"]),
                 rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))
     if name == "product_details":
         specs = ("、" if lang == "ja" else "; ").join(
@@ -123,7 +133,7 @@ def compose(results: list[ToolMessage], text: str) -> str:
             say("way", lang, kind=fulfillment_word(f["kind"], lang), days=f["days"], fee=money(f["fee"], data["currency"]))
             for f in data.get("fulfillment") or [])
         variants = ", ".join(v["label"] for v in data.get("variants") or [])
-        lines = [say("details_head", lang, name=data["name"], brand=data.get("brand", ""),
+        lines = [say("details_head", lang, name=display_name(data, lang), brand=data.get("brand", ""),
                      price=money(data["price"], data["currency"]), rating=data["rating"])]
         for key, listed in (("specs", specs), ("variants", variants), ("delivery", ways)):
             if listed:
@@ -133,16 +143,17 @@ def compose(results: list[ToolMessage], text: str) -> str:
         rows = data.get("compare") or []
         cheapest = min(rows, key=lambda r: r["price"])
         best = max(rows, key=lambda r: r["rating"])
-        lines = [f"• {r['name']}: {money(r['price'], r['currency'])}, {r['rating']:.1f}/5"
-                 + ("; " + ("、" if lang == "ja" else ", ").join(spec_text(k, v, lang, sep=" ") for k, v in r["specs"].items())
+        comma = "、" if lang == "ja" else ", "
+        lines = [f"• {display_name(r, lang)}: {money(r['price'], r['currency'])}{comma}{r['rating']:.1f}/5"
+                 + (("；" if lang == "ja" else "; ") + comma.join(spec_text(k, v, lang, sep=" ") for k, v in r["specs"].items())
                     if r["specs"] else "")
                  for r in rows]
-        return "\n".join([*lines, say("compare_tail", lang, cheapest=cheapest["name"], best=best["name"])])
+        return "\n".join([*lines, say("compare_tail", lang, cheapest=display_name(cheapest, lang), best=display_name(best, lang))])
     if name == "review_search":
         reviews = data.get("reviews") or []
         if not reviews:
-            return say("no_reviews", lang, product=data.get("product"))
-        head = say("reviews_head", lang, product=data["product"], rating=data["rating"], count=data["review_count"],
+            return say("no_reviews", lang, product=product(data))
+        head = say("reviews_head", lang, product=product(data), rating=data["rating"], count=data["review_count"],
                    shown=len(reviews), good=sum(1 for r in reviews if r["rating"] >= 4),
                    bad=sum(1 for r in reviews if r["rating"] <= 2))
         quotes = "\n".join(f"• {r['rating']}★ “{_clip(r['text'])}”" for r in reviews[:3])
@@ -150,23 +161,23 @@ def compose(results: list[ToolMessage], text: str) -> str:
     if name == "product_coupons":
         coupons = data.get("coupons") or []
         if not coupons:
-            return say("no_coupons", lang, product=data.get("product"))
-        return say("coupons_head", lang, product=data.get("product")) + "\n" + "\n".join(
+            return say("no_coupons", lang, product=product(data))
+        return say("coupons_head", lang, product=product(data)) + "\n" + "\n".join(
             say("coupon_line", lang, code=c["code"], expires=c["expires"],
                 value=say("percent_off" if c["kind"] == "percent" else "amount_off", lang, value=c["value"],
-                          money=money(c["value"], CATALOG_CURRENCY)),
-                min_spend=say("min_spend", lang, value=c["min_spend"], money=money(c["min_spend"], CATALOG_CURRENCY))
+                          money=money(c["value"])),
+                min_spend=say("min_spend", lang, value=c["min_spend"], money=money(c["min_spend"]))
                 if c.get("min_spend") else "")
             for c in coupons)
     if name == "view_cart":
         items = data.get("items") or []
         if not items:
             return say("cart_empty", lang)
-        lines = [say("cart_line", lang, quantity=i["quantity"], name=i["name"],
+        lines = [say("cart_line", lang, quantity=i["quantity"], name=display_name(i, lang),
                      price=money(i["unit_price"] * i["quantity"], data["currency"])) for i in items]
         return "\n".join([say("cart_head", lang), *lines, say("total", lang, total=money(data["total"], data["currency"]))])
     if name == "check_stock":
-        return _stock_answer(data, lang)
+        return _stock_answer({**data, "product": product(data)}, lang)
     return "\n".join(str(m.content) for m in results[-2:])
 
 

@@ -23,7 +23,7 @@ from langgraph.prebuilt import InjectedState
 from agents.shopping.intents import city_name
 from agents.shopping.models import CATALOG_CURRENCY, Product, Store
 from agents.shopping.phrasebook import fulfillment_word, label, language, refusal, say, sentences
-from agents.shopping.render import cart_data, compact, convert
+from agents.shopping.render import RATES, cart_data, compact, convert, product_name
 from agents.shopping.state import product_version
 from bot.events import Status
 
@@ -74,10 +74,40 @@ class ShopServices:
             self._reviews = None
 
 
-def _dump(value: Any, summary: str) -> str:
+def _dump(value: Any, summary: str, state: dict[str, Any] | None = None) -> str:
     """A tool's content: one line for people (the status line shows it), then compact JSON for
-    the model (and the offline skill)."""
+    the model (and the offline skill). Given the state, a shopper who reads Japanese or another
+    currency than the catalog's is described in `shopper` (language, currency and its rate per
+    catalog unit), so the answer names products and shows prices as the cards do."""
+    shopper = _shopper(state) if state is not None else None
+    if shopper and isinstance(value, dict):
+        value = {**value, "shopper": shopper}
     return summary + "\n" + json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
+
+
+def _shopper(state: dict[str, Any]) -> dict[str, Any] | None:
+    context = _context(state)
+    lang, currency = language(context), str(context.get("currency") or CATALOG_CURRENCY).upper()
+    if lang == "en" and currency == CATALOG_CURRENCY:
+        return None
+    out: dict[str, Any] = {"language": lang}
+    if currency != CATALOG_CURRENCY and currency in RATES:
+        out.update(currency=currency, rate=convert(1.0, CATALOG_CURRENCY, currency))
+    return out
+
+
+def _ja(state: dict[str, Any]) -> bool:
+    return language(_context(state)) == "ja"
+
+
+def _name(state: dict[str, Any], product: Product) -> str:
+    """The product's name as the shopper reads it (its Japanese name for a Japanese request)."""
+    return product_name(product, language(_context(state)))
+
+
+def _names(state: dict[str, Any], product: Product) -> dict[str, str]:
+    """A refusal's product names: `product` (English, for the model) and `product_ja`."""
+    return {"product": product.name, "product_ja": product_name(product, "ja")}
 
 
 def _error(message: str) -> tuple[str, dict[str, Any]]:
@@ -89,7 +119,7 @@ def _refuse(state: dict[str, Any], key: str, **values: Any) -> tuple[str, dict[s
     """A refusal the shopper may read: its English text and its key for retelling it (phrasebook);
     the summary line in the shopper's language."""
     out = refusal(key, **values)
-    return _dump(out, say(key, language(_context(state)), **values)), out
+    return _dump(out, say(key, language(_context(state)), **values), state), out
 
 
 def _refused(state: dict[str, Any], exc: ToolRefused) -> tuple[str, dict[str, Any]]:
@@ -132,6 +162,11 @@ def _product_level(
     """An artifact's product-level findings, per (record shown, product) pair
     (state.cache_products folds them into `products`)."""
     return {p.id: {"version": product_version(p), "record": r, "reviews": reviews} for r, p in records}
+
+
+def _product_ja(state: dict[str, Any], product: Product) -> dict[str, str]:
+    """A result's `product_ja` (the name a Japanese shopper reads) beside `product`, in a Japanese turn."""
+    return {"product_ja": product.name_ja} if _ja(state) and product.name_ja else {}
 
 
 def _topic(question: str) -> str:
@@ -224,11 +259,12 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                  if v is not None}
         products = await store.search_products(query, category=category, min_rating=min_rating, sort=sort, limit=5, **bound)
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
-        content = [{k: p[k] for k in ("id", "name", "brand", "price", "currency", "rating", "review_count", "stock")}
-                   for p in shown]
+        keys = ("id", "name", *(("name_ja",) if _ja(state) else ()), "brand", "price", "currency", "rating",
+                "review_count", "stock")
+        content = [{k: p[k] for k in keys if k in p} for p in shown]
         level = _product_level(zip(shown, products, strict=True))
         return _dump({"products": content, "filters": {"query": query, "category": category, **bound}},
-                     _summary(state, "sum_found", n=len(content))), {"products": shown, "product_level": level}
+                     _summary(state, "sum_found", n=len(content)), state), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def product_details(
@@ -240,15 +276,16 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             product = await _product(store, _current(state, product_id))
         except ToolRefused as exc:
             return _refused(state, exc)
-        status(say("status_looking_up", language(_context(state)), product=product.name))
+        status(say("status_looking_up", language(_context(state)), product=_name(state, product)))
         details = {
-            "id": product.id, "name": product.name, "brand": product.brand, "category": product.category,
+            "id": product.id, "name": product.name, **({"name_ja": product.name_ja} if _ja(state) and product.name_ja else {}),
+            "brand": product.brand, "category": product.category,
             "price": product.price, "currency": product.currency, "rating": product.rating,
             "specs": product.specs, "variants": [v.model_dump() for v in product.variants],
             "fulfillment": [f.model_dump() for f in product.fulfillment], "description": product.description,
         }
         record = compact(product, stock=await _stock_total(store, product.id))
-        return _dump(details, _summary(state, "sum_details", product=product.name)), {
+        return _dump(details, _summary(state, "sum_details", product=_name(state, product)), state), {
             "products": [record], "details": details, "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
@@ -262,13 +299,15 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         products = await store.get_products(ids[:4])
         if len(products) < 2:
             return _refuse(state, "compare_needs_two")
-        status(say("status_comparing", language(_context(state)), products=", ".join(p.name for p in products)))
+        lang = language(_context(state))
+        status(say("status_comparing", lang, products=("、" if lang == "ja" else ", ").join(_name(state, p) for p in products)))
         shared = set.intersection(*(set(p.specs) for p in products))
-        rows = [{"id": p.id, "name": p.name, "price": p.price, "currency": p.currency, "rating": p.rating,
+        rows = [{"id": p.id, "name": p.name, **({"name_ja": p.name_ja} if _ja(state) and p.name_ja else {}),
+                 "price": p.price, "currency": p.currency, "rating": p.rating,
                  "specs": {k: p.specs[k] for k in sorted(shared)}} for p in products]
         shown = [compact(p, stock=await _stock_total(store, p.id)) for p in products]
         level = _product_level(zip(shown, products, strict=True))
-        return _dump({"compare": rows}, _summary(state, "sum_compared", n=len(rows))), {"products": shown, "product_level": level}
+        return _dump({"compare": rows}, _summary(state, "sum_compared", n=len(rows)), state), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")
     async def review_search(
@@ -284,19 +323,20 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         topic = _topic(question)
         known = (state.get("products") or {}).get(product.id) or {}
         if known.get("version") == product_version(product) and topic in (known.get("reviews") or {}):
-            status(say("status_reviews_kept", language(_context(state)), product=product.name))
+            status(say("status_reviews_kept", language(_context(state)), product=_name(state, product)))
             reviews = known["reviews"][topic]  # the product is unchanged: no embedding, no search
         else:
             index = await shop.reviews()
             if index is None:
                 return _refuse(state, "reviews_unavailable")
-            status(say("status_reading_reviews", language(_context(state)), product=product.name))
+            status(say("status_reading_reviews", language(_context(state)), product=_name(state, product)))
             await index.sync(store, [product.id])  # embeds only reviews not yet embedded
             hits = await index.search(question, product_id=product.id, k=5)
             reviews = [{"id": h.review_id, "product_id": h.product_id, "rating": h.rating, "text": h.text} for h in hits]
         record = compact(product)
-        return (_dump({"product": product.name, "rating": product.rating, "review_count": product.review_count,
-                       "reviews": reviews}, _summary(state, "sum_reviews", n=len(reviews))),
+        return (_dump({"product": product.name, **_product_ja(state, product), "rating": product.rating,
+                       "review_count": product.review_count, "reviews": reviews},
+                      _summary(state, "sum_reviews", n=len(reviews)), state),
                 {"reviews": reviews, "products": [record], "product_level": _product_level([(record, product)], **{topic: reviews})})
 
     @tool(response_format="content_and_artifact")
@@ -312,10 +352,10 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             return _refused(state, exc)
         coupons = await store.coupons_for(product, today=today)
         rows = [c.model_dump(mode="json") for c in coupons]
-        out = {"product": product.name, "category": product.category, "price": product.price,
-               "coupons": rows, "today": today.isoformat()}
+        out = {"product": product.name, **_product_ja(state, product), "category": product.category,
+               "price": product.price, "coupons": rows, "today": today.isoformat()}
         record = compact(product)
-        return _dump(out, _summary(state, "sum_coupons", n=len(rows))), {
+        return _dump(out, _summary(state, "sum_coupons", n=len(rows)), state), {
             "coupons": rows, "products": [record], "product_level": _product_level([(record, product)])}
 
     @tool(response_format="content_and_artifact")
@@ -323,7 +363,9 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         """The shopper's cart: items, coupon, total."""
         store = await shop.ready()
         cart = cart_data(await store.get_cart(_context(state)["user_id"]))
-        return _dump(cart, _summary(state, "sum_cart", n=len(cart["items"]))), {"cart": cart}
+        content = cart if _ja(state) else {**cart, "items": [{k: v for k, v in i.items() if k != "name_ja"}
+                                                             for i in cart["items"]]}
+        return _dump(content, _summary(state, "sum_cart", n=len(cart["items"])), state), {"cart": cart}
 
     # --- inventory stages -------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -383,15 +425,16 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         stores = _found(state).get("stores") or []
         if not stores:
             return _error("Find stores first.")
-        status(say("status_checking_stock", language(_context(state)), product=product.name))
+        status(say("status_checking_stock", language(_context(state)), product=_name(state, product)))
         rows = await store.stock(product.id, store_ids=[s["id"] for s in stores])
         by_store: dict[str, int] = {}
         for row in rows:
             by_store[row.store_id] = by_store.get(row.store_id, 0) + row.quantity
         result = [{**s, "quantity": by_store.get(s["id"], 0)} for s in stores]
         can_ship = any(f.kind == "ship" for f in product.fulfillment)
-        out = {"product": product.name, "product_id": product.id, "stock": result, "ships": can_ship}
-        return _dump(out, _summary(state, "sum_stock", n=sum(by_store.values()))), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
+        out = {"product": product.name, **_product_ja(state, product), "product_id": product.id, "stock": result,
+               "ships": can_ship}
+        return _dump(out, _summary(state, "sum_stock", n=sum(by_store.values())), state), {"stock": out, "products": [compact(product, stock=sum(by_store.values()))]}
 
     # --- purchase stages --------------------------------------------------------------------
     @tool(response_format="content_and_artifact")
@@ -405,16 +448,28 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
             product = await _product(store, _current(state))
         except ToolRefused as exc:
             return _refused(state, exc)
+        if action == "set" and quantity == 0:
+            action = "remove"  # a quantity of 0 takes it out of the cart
         if action == "remove":
             quantity = 0
         elif not 1 <= quantity <= MAX_QUANTITY:
             return _refuse(state, "quantity_range", max=MAX_QUANTITY, quantity=quantity)
-        if action in ("remove", "set"):
-            cart = await store.get_cart(_context(state)["user_id"])
-            if not any(i.product_id == product.id for i in cart.items):
-                return _refuse(state, "not_in_cart", product=product.name)
-        item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity}
-        return _dump({"ok": True, **item}, _summary(state, "sum_product_ok", product=product.name)), {"item": item, "products": [compact(product)]}
+        # a change the cart cannot take is refused here, before the shopper is asked to confirm it
+        lines = [i for i in (await store.get_cart(_context(state)["user_id"])).items if i.product_id == product.id]
+        have = sum(i.quantity for i in lines)
+        if action in ("remove", "set") and not lines:
+            return _refuse(state, "not_in_cart", **_names(state, product))
+        if action == "set" and len(lines) > 1:
+            return _refuse(state, "cart_several_variants", id=product.id, variants=", ".join(i.variant_id or "-" for i in lines))
+        if action == "set" and have == quantity:
+            return _refuse(state, "quantity_already", quantity=quantity, **_names(state, product))
+        have = sum(i.quantity for i in lines if not i.variant_id)  # the line an add without a variant adds to
+        if action == "add" and have + quantity > MAX_QUANTITY:
+            return _refuse(state, "line_full", have=have, max=MAX_QUANTITY, quantity=quantity, **_names(state, product))
+        item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity,
+                "action": action, **({"name_ja": product.name_ja} if product.name_ja else {})}
+        return _dump({"ok": True, **item}, _summary(state, "sum_product_ok", product=_name(state, product)), state), {
+            "item": item, "products": [compact(product)]}
 
     @tool(response_format="content_and_artifact")
     async def validate_stock(state: Annotated[dict[str, Any], InjectedState]) -> tuple[str, dict[str, Any]]:
@@ -427,7 +482,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         in_stores = await _stock_total(store, product.id)
         ships = any(f.kind == "ship" for f in product.fulfillment)
         if not in_stores and not ships:
-            return _refuse(state, "out_of_stock_everywhere", product=product.name)
+            return _refuse(state, "out_of_stock_everywhere", **_names(state, product))
         options = [f.model_dump() for f in product.fulfillment
                    if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
         out = {"in_store_stock": in_stores, "options": options}
@@ -477,10 +532,12 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         item = _found(state).get("item")
         if not item:
             return _error("Validate the product first.")
-        action = _turn(state).get("action") or "add"
+        action = item.get("action") or _turn(state).get("action") or "add"
         fulfillment = (_found(state).get("fulfillment") or {}).get("kind")
         pending = {"action": action, "product_id": item["product_id"], "quantity": item["quantity"],
                    "name": item["name"], "unit_price": item["unit_price"], "fulfillment": fulfillment}
+        if item.get("name_ja"):
+            pending["name_ja"] = item["name_ja"]
         if fulfillment == "pickup" and _found(state).get("store"):
             pending["store"] = _found(state)["store"]["name"]
         if _found(state).get("note"):  # what the fulfillment stage could not do as asked

@@ -1,0 +1,197 @@
+"""/shop as a Japanese and an English shopper word it, on the offline model through the real
+runtime: Japanese product names and yen beside the catalog's dollars in the text as on the cards,
+ordinals that pick exactly the products meant, quantities read as written, and a change that
+cannot happen said at once instead of asked for."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agents.shopping.catalog import CatalogStore
+from bot.agent import TurnInput
+from bot.events import Final, StreamEvent
+from bot.runtime import ConversationRuntime
+from tests.shopping.conftest import collect, key
+from tests.shopping.test_agent import checkpoint, final, say
+
+JA_SEARCH = "/shop ワイヤレスイヤホン 1万円以下"
+EN_SEARCH = "/shop wireless earbuds under $100"
+
+
+async def say_in(runtime: ConversationRuntime, text: str, currency: str, *, thread: str, user: str) -> list[StreamEvent]:
+    """A turn from a platform that knows the shopper's currency (a ja-JP locale gives yen)."""
+    return await collect(runtime.handle(key(thread), TurnInput.typed(text, user_id=user, currency=currency)))
+
+
+def price_lines(answer: Final) -> list[str]:
+    return [line for line in answer.text.splitlines() if re.match(r"\d+\. ", line)]
+
+
+async def test_a_japanese_shopper_reads_japanese_names_in_the_answer_the_cards_and_the_cart(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    shown = final(await say(runtime, JA_SEARCH, user="n1", thread="n"))
+    products = shown.data["products"]
+    first = await store.get_product(products[0]["id"])
+    assert first is not None and first.name_ja and first.name_ja != first.name
+    assert (products[0]["name"], products[0]["name_ja"]) == (first.name, first.name_ja)  # both kept, with the id
+    assert [c.title for c in shown.cards] == [p["name_ja"] for p in products]
+    assert first.name_ja in shown.text and first.name not in shown.text
+    asked = final(await say(runtime, "1番目をカートに入れて", user="n1", thread="n"))
+    assert asked.text.startswith(f"{first.name_ja}を1個") and asked.cards[0].title == f"カートに追加: {first.name_ja}"
+    done = final(await say(runtime, "はい", user="n1", thread="n"))
+    assert done.text.startswith(f"{first.name_ja}を1個カートに追加しました。"), done.text
+    assert f"1 × {first.name_ja}" in done.cards[-1].fields
+    assert done.data["cart"]["items"][0] | {} == {"product_id": first.id, "name": first.name, "name_ja": first.name_ja,
+                                                  "quantity": 1, "unit_price": first.price}
+    cart = final(await say(runtime, "カートの中", user="n1", thread="n"))
+    assert f"• {first.name_ja} × 1" in cart.text and first.name not in cart.text, cart.text
+    details = final(await say(runtime, "1番目の仕様は？", user="n1", thread="n"))
+    assert details.text.startswith(f"{first.name_ja}（"), details.text
+
+
+async def test_an_english_shopper_keeps_the_catalog_names(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, EN_SEARCH, user="n2", thread="n"))
+    assert all("name_ja" not in p for p in shown.data["products"])
+    assert [c.title for c in shown.cards] == [p["name"] for p in shown.data["products"]]
+    assert not re.search(r"[\u3040-\u30ff\u3400-\u9fff]", shown.text)
+
+
+async def test_a_japanese_answer_shows_yen_beside_the_catalog_price_as_the_cards_do(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, JA_SEARCH, user="y1", thread="y"))
+    lines = price_lines(shown)
+    assert len(lines) == len(shown.cards) > 0
+    for line, card in zip(lines, shown.cards, strict=True):
+        assert card.fields["価格"] in line and "（≈ ¥" in card.fields["価格"], (line, card.fields)
+    details = final(await say(runtime, "1番目の仕様は？", user="y1", thread="y"))
+    assert shown.cards[0].fields["価格"] in details.text.splitlines()[0]
+    coupons = final(await say(runtime, "1番目のクーポンは？", user="y1", thread="y"))
+    assert re.search(r"\$\d+\.\d\d（≈ ¥[\d,]+）以上のご購入", coupons.text), coupons.text
+
+
+async def test_a_shopper_whose_platform_gives_yen_sees_yen_in_an_english_answer(runtime: ConversationRuntime) -> None:
+    shown = final(await say_in(runtime, EN_SEARCH, "JPY", thread="y", user="y2"))
+    lines = price_lines(shown)
+    assert lines and all(re.search(r"\$[\d.,]+ \(≈ ¥[\d,]+\)", line) for line in lines), shown.text
+    assert [c.fields["Price"] in line for c, line in zip(shown.cards, lines, strict=True)] == [True] * len(lines)
+    assert "reviews)" in lines[0]  # still English
+    dollars = final(await say(runtime, EN_SEARCH, user="y3", thread="y3"))
+    assert "≈" not in dollars.text  # a dollar shopper reads dollars only, as before
+
+
+@pytest.mark.parametrize(
+    ("search", "question", "positions"),
+    [
+        (EN_SEARCH, "compare the first and the second", [0, 1]),
+        (EN_SEARCH, "compare the 2nd and the 4th", [1, 3]),
+        (EN_SEARCH, "compare #3 vs the last one", [2, -1]),
+        (EN_SEARCH, "compare the last one with the first", [-1, 0]),
+        (JA_SEARCH, "1つ目と2番目を比較して", [0, 1]),
+        (JA_SEARCH, "最初と最後を比較して", [0, -1]),
+        (JA_SEARCH, "2番目と4つ目の違いは？", [1, 3]),
+    ],
+)
+async def test_ordinals_pick_exactly_the_products_compared(
+    runtime: ConversationRuntime, search: str, question: str, positions: list[int]
+) -> None:
+    shown = final(await say(runtime, search, user="o1", thread="o")).data["products"]
+    assert len(shown) == 5
+    compared = final(await say(runtime, question, user="o1", thread="o"))
+    assert [p["id"] for p in compared.data["products"]] == [shown[i]["id"] for i in positions]
+    assert len([line for line in compared.text.splitlines() if line.startswith("• ")]) == len(positions)
+
+
+async def test_a_comparison_keeps_the_list_its_ordinals_point_into(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, EN_SEARCH, user="o2", thread="o")).data["products"]
+    await say(runtime, "compare the first and the third", user="o2", thread="o")
+    again = final(await say(runtime, "compare the second and the fifth", user="o2", thread="o"))
+    assert [p["id"] for p in again.data["products"]] == [shown[1]["id"], shown[4]["id"]]
+    specs = final(await say(runtime, "specs of the fourth one", user="o2", thread="o"))
+    assert specs.data["products"][0]["id"] == shown[3]["id"]
+
+
+async def test_an_ordinal_past_the_list_is_asked_about(runtime: ConversationRuntime) -> None:
+    await say(runtime, EN_SEARCH, user="o3", thread="o")
+    answer = final(await say(runtime, "compare the first and the seventh", user="o3", thread="o"))
+    assert answer.text == "I showed 5 product(s); which one do you mean (1–5)?" and "products" not in answer.data
+
+
+@pytest.mark.parametrize(
+    ("text", "position", "quantity"),
+    [
+        ("2つ目をカートに入れて", 1, 1),  # 「2つ目」 is the second product, not two of it
+        ("3個目をカートに入れて", 2, 1),
+        ("1番目をカートに二つ入れて", 0, 2),  # a quantity in kanji
+        ("最後のをカートに3個入れて", -1, 3),
+        ("add two of the 2nd one to my cart", 1, 2),
+    ],
+)
+async def test_positions_and_quantities_are_read_as_written(
+    runtime: ConversationRuntime, text: str, position: int, quantity: int
+) -> None:
+    search = JA_SEARCH if re.search(r"[\u3040-\u30ff\u3400-\u9fff]", text) else EN_SEARCH
+    shown = final(await say(runtime, search, user="q1", thread="q")).data["products"]
+    asked = final(await say(runtime, text, user="q1", thread="q"))
+    assert asked.data["pending"] == {"action": "add", "product_id": shown[position]["id"], "quantity": quantity}
+
+
+@pytest.mark.parametrize(
+    ("search", "change", "answer"),
+    [
+        (EN_SEARCH, "change the quantity of the first one to 5", "Change the quantity of {name} in your cart to 5"),
+        (EN_SEARCH, "set the first one to 5", "Change the quantity of {name} in your cart to 5"),
+        (JA_SEARCH, "1番目の数量を5個に変更して", "カートの{name}を5個"),
+    ],
+)
+async def test_changing_a_quantity_sets_it_instead_of_adding_to_it(
+    runtime: ConversationRuntime, store: CatalogStore, search: str, change: str, answer: str
+) -> None:
+    first = final(await say(runtime, search, user="q2", thread="q")).data["products"][0]
+    await store.cart_add("q2", first["id"], 2)
+    asked = final(await say(runtime, change, user="q2", thread="q"))
+    assert asked.data["pending"] == {"action": "set", "product_id": first["id"], "quantity": 5}
+    assert asked.text.startswith(answer.format(name=first.get("name_ja") or first["name"])), asked.text
+    await say(runtime, "yes", user="q2", thread="q")
+    assert [i.quantity for i in (await store.get_cart("q2")).items] == [5]
+
+
+@pytest.mark.parametrize(
+    ("change", "expected"),
+    [
+        ("add 98 of the first one to my cart", "The cart already has 2 × {name}; at most 99 fit on one line"),
+        ("change the quantity of the first one to 2", "The cart already has 2 × {name}."),
+        ("remove the second one from my cart", "{second} is not in the cart."),
+    ],
+)
+async def test_a_cart_change_that_cannot_happen_is_said_at_once(
+    runtime: ConversationRuntime, store: CatalogStore, change: str, expected: str
+) -> None:
+    shown = final(await say(runtime, EN_SEARCH, user="q3", thread="q")).data["products"]
+    await store.cart_add("q3", shown[0]["id"], 2)
+    answer = final(await say(runtime, change, user="q3", thread="q"))
+    assert expected.format(name=shown[0]["name"], second=shown[1]["name"]) in answer.text, answer.text
+    assert "pending" not in answer.data and not (await checkpoint(runtime, "q")).get("awaiting")
+    assert [i.quantity for i in (await store.get_cart("q3")).items] == [2]
+
+
+async def test_a_coupon_below_its_minimum_spend_is_refused_at_once_with_yen_beside_dollars(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    first = final(await say(runtime, JA_SEARCH, user="c1", thread="c")).data["products"][0]
+    await store.cart_add("c1", first["id"], 1)  # well under SAVE20's $100.00
+    answer = final(await say(runtime, "クーポン SAVE20 を使って", user="c1", thread="c"))
+    assert "pending" not in answer.data and not answer.cards
+    assert answer.text.startswith("クーポンSAVE20は使えません（クーポンSAVE20は$100.00（≈ ¥15,000）以上のご購入が必要です"), answer.text
+    assert (await store.get_cart("c1")).coupon is None
+
+
+async def test_a_coupon_already_on_the_cart_is_not_asked_for_again(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    first = final(await say(runtime, EN_SEARCH, user="c2", thread="c")).data["products"][0]
+    await store.cart_add("c2", first["id"], 1)
+    asked = final(await say(runtime, "apply WELCOME10", user="c2", thread="c"))
+    assert asked.data["pending"]["code"] == "WELCOME10"
+    await say(runtime, "yes", user="c2", thread="c")
+    again = final(await say(runtime, "apply WELCOME10", user="c2", thread="c"))
+    assert again.text == "Coupon WELCOME10 is already applied to your cart." and "pending" not in again.data
