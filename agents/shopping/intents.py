@@ -407,10 +407,10 @@ _REVIEW_FRAME = re.compile(
     r"\b(?:what|how)\s+do\s+(?:people|customers|users|owners|buyers|reviewers|others)\s+(?:say|think|feel)(?:\s+about)?\b"
     r"|\b(?:do|did|does)\s+(?:people|customers|users|owners|buyers|reviewers)\s+(?:like|say|complain(?:\s+about)?)\b"
     r"|\b(?:any\s+)?(?:reviews?|opinions?|feedback|complaints?)\s*(?:of|for|on|about)?\b"
-    r"|\b(?:the\s+)?(?:first|second|third|fourth|fifth|last|cheaper|cheapest|better[- ]rated)(?:\s+one)?\b"
+    rf"|\b(?:the\s+)?(?:{_ORDINAL_WORD}|cheaper|cheapest|better[- ]rated)(?:\s+one)?\b"
     r"|\b(?:of|for|on|about)\s+(?:it|this|that|them)\b|\b(?:this|that)\s+one\b|\bis\s+it\b|\bthe\b"
-    r"|この商品|その商品|これ|それ|の?(?:口コミ|クチコミ|評判|レビュー|感想)(?:は|を|って)?|(?:は|って)?どう(?:ですか|かな)?|教えて(?:ください)?"
-    r"|(?:\d|[一二三四五六七八九十]|ひと|ふた|みっ)\s*(?:番目|つ目|個目)の?|最初の|最後の|\#\d\b",
+    r"|(?:この|その)商品の?|これの?|それの?|の?(?:口コミ|クチコミ|評判|レビュー|感想)(?:は|を|って)?|(?:は|って)?どう(?:ですか|かな)?|教えて(?:ください)?"
+    r"|(?:(?:\d|[一二三四五六七八九十]|ひと|ふた|みっ)\s*(?:番目|つ目|個目)|最初|最後)の?(?:商品の?)?|\#\d\b",
     re.IGNORECASE,
 )
 
@@ -423,4 +423,5 @@ def review_topic(text: str) -> str:
     topic = _PRODUCT_ID.sub(" ", topic)
     topic = re.sub(r"[?？!！。、,.]+", " ", topic)
     topic = re.sub(r"\s+(?:of|for|on|about)\s*$", "", " ".join(topic.split()), flags=re.IGNORECASE).strip()
+    topic = re.sub(r"^の|(?<=[\u3040-\u30ff\u3400-\u9fff])(?:は|って|を)$", "", topic).strip()  # 「の音質は」 → 「音質」
     return topic or "overall quality, what customers liked and disliked"

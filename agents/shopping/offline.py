@@ -130,9 +130,11 @@ def compose(results: list[ToolMessage], text: str) -> str:
         specs = ("、" if lang == "ja" else "; ").join(
             spec_text(k, v, lang) for k, v in list((data.get("specs") or {}).items())[:8])
         ways = ("、" if lang == "ja" else ", ").join(
-            say("way", lang, kind=fulfillment_word(f["kind"], lang), days=f["days"], fee=money(f["fee"], data["currency"]))
+            say("way", lang, kind=fulfillment_word(f["kind"], lang),
+                when=say("in_days", lang, days=f["days"]) if f["days"] else say("today", lang),
+                fee=money(f["fee"], data["currency"]) if f["fee"] else say("free", lang))
             for f in data.get("fulfillment") or [])
-        variants = ", ".join(v["label"] for v in data.get("variants") or [])
+        variants = ("、" if lang == "ja" else ", ").join(v["label"] for v in data.get("variants") or [])
         lines = [say("details_head", lang, name=display_name(data, lang), brand=data.get("brand", ""),
                      price=money(data["price"], data["currency"]), rating=data["rating"])]
         for key, listed in (("specs", specs), ("variants", variants), ("delivery", ways)):

@@ -75,7 +75,10 @@ TEXTS: dict[str, dict[Language, str]] = {
     "specs": {"en": "Specs: {items}.", "ja": "仕様: {items}。"},
     "variants": {"en": "Variants: {items}.", "ja": "バリエーション: {items}。"},
     "delivery": {"en": "Delivery: {items}.", "ja": "受け取り方法: {items}。"},
-    "way": {"en": "{kind} ({days} day(s), {fee})", "ja": "{kind}（{days}日、{fee}）"},
+    "way": {"en": "{kind} ({when}, {fee})", "ja": "{kind}（{when}、{fee}）"},
+    "in_days": {"en": "{days} day(s)", "ja": "{days}日"},
+    "today": {"en": "today", "ja": "当日"},
+    "free": {"en": "free", "ja": "無料"},
     "compare_tail": {"en": "Cheapest: {cheapest}. Best rated: {best}.", "ja": "最安: {cheapest}、最高評価: {best}"},
     "no_reviews": {"en": "{product}: no reviews found on that.", "ja": "{product}：この点についてのレビューは見つかりませんでした。"},
     "reviews_head": {

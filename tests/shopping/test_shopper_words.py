@@ -11,7 +11,7 @@ import pytest
 
 from agents.shopping.catalog import CatalogStore
 from bot.agent import TurnInput
-from bot.events import Final, StreamEvent
+from bot.events import Final, StreamEvent, ToolStarted
 from bot.runtime import ConversationRuntime
 from tests.shopping.conftest import collect, key
 from tests.shopping.test_agent import checkpoint, final, say
@@ -195,3 +195,31 @@ async def test_a_coupon_already_on_the_cart_is_not_asked_for_again(runtime: Conv
     await say(runtime, "yes", user="c2", thread="c")
     again = final(await say(runtime, "apply WELCOME10", user="c2", thread="c"))
     assert again.text == "Coupon WELCOME10 is already applied to your cart." and "pending" not in again.data
+
+
+@pytest.mark.parametrize(
+    ("search", "question", "position", "topic"),
+    [
+        (EN_SEARCH, "what do people say about the battery of the 2nd one?", 1, "battery"),
+        (EN_SEARCH, "any complaints about the fit of the last one?", -1, "fit"),
+        (JA_SEARCH, "3番目の商品の音質の口コミは？", 2, "音質"),
+        (JA_SEARCH, "最後の商品のバッテリーの評判は？", -1, "バッテリー"),
+    ],
+)
+async def test_a_review_question_searches_its_topic_without_the_products_position(
+    runtime: ConversationRuntime, search: str, question: str, position: int, topic: str
+) -> None:
+    shown = final(await say(runtime, search, user="r1", thread="r")).data["products"]
+    events = await say(runtime, question, user="r1", thread="r")
+    started = next(e for e in events if isinstance(e, ToolStarted) and e.name == "review_search")
+    assert started.args_summary == f"question={topic}"
+    assert {r["product_id"] for r in final(events).data["reviews"]} == {shown[position]["id"]}
+
+
+async def test_delivery_today_and_free_delivery_are_said_in_words(runtime: ConversationRuntime) -> None:
+    await say(runtime, "/shop ランニングシューズ", user="d1", thread="d")
+    details = final(await say(runtime, "1番目の仕様は？", user="d1", thread="d"))
+    delivery = next(line for line in details.text.splitlines() if line.startswith("受け取り方法"))
+    assert "0日" not in delivery and "$0.00" not in delivery and "無料" in delivery, delivery
+    variants = next(line for line in details.text.splitlines() if line.startswith("バリエーション"))
+    assert "), " not in variants, variants
