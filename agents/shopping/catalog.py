@@ -44,7 +44,7 @@ from agents.shopping.models import (
     Store,
     UserPrefs,
 )
-from agents.shopping.phrasebook import say
+from agents.shopping.phrasebook import categories_text, say
 from agents.shopping.render import money
 from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
@@ -794,12 +794,14 @@ class CatalogStore:
             raise CartError("cart_empty_for_coupon")
         eligible = _eligible_subtotal(coupon, cart.items, categories)
         if coupon.categories and not any(c in coupon.categories for c in categories):
-            raise CartError("cart_coupon_categories", code=coupon.code, categories=", ".join(coupon.categories))
+            raise CartError("cart_coupon_categories", code=coupon.code, categories=", ".join(coupon.categories),
+                            categories_ja=categories_text(coupon.categories, "ja"))
         if eligible < coupon.min_spend:
             raise CartError("cart_min_spend_on" if coupon.categories else "cart_min_spend", code=coupon.code,
                             min=coupon.min_spend, eligible=eligible, currency=cart.currency,
                             min_text=money(coupon.min_spend, cart.currency), eligible_text=money(eligible, cart.currency),
-                            categories=", ".join(coupon.categories))
+                            categories=", ".join(coupon.categories),
+                            categories_ja=categories_text(coupon.categories, "ja"))
         return coupon
 
     async def cart_remove_coupon(self, user_id: str) -> Cart:

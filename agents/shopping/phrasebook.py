@@ -146,12 +146,12 @@ TEXTS: dict[str, dict[Language, str]] = {
     "coupon_refused": {"en": "I can't apply coupon {code}: {error}.", "ja": "クーポン{code}は使えません（{error}）。"},
     "coupon_already": {"en": "Coupon {code} is already applied to your cart.", "ja": "クーポン{code}はすでにカートに適用されています。"},
     "cart_coupon_categories": {"en": "coupon {code} is only for {categories}; nothing in the cart is in those categories",
-                               "ja": "クーポン{code}は{categories}の商品専用で、カートに対象の商品がありません"},
-    "cart_min_spend": {"en": "coupon {code} needs a spend of at least {min:.2f} {currency}; the cart has {eligible:.2f} {currency}",
+                               "ja": "クーポン{code}は{categories_ja}の商品専用で、カートに対象の商品がありません"},
+    "cart_min_spend": {"en": "coupon {code} needs a spend of at least {min_text}; the cart has {eligible_text}",
                        "ja": "クーポン{code}は{min_text}以上のご購入が必要です（現在 {eligible_text}）"},
     "cart_min_spend_on": {
-        "en": "coupon {code} needs a spend of at least {min:.2f} {currency} on {categories}; the cart has {eligible:.2f} {currency}",
-        "ja": "クーポン{code}は{categories}の商品で{min_text}以上のご購入が必要です（現在 {eligible_text}）",
+        "en": "coupon {code} needs a spend of at least {min_text} on {categories}; the cart has {eligible_text}",
+        "ja": "クーポン{code}は{categories_ja}の商品で{min_text}以上のご購入が必要です（現在 {eligible_text}）",
     },
     # --- progress (Status events) -------------------------------------------------------------------------
     "status_reading": {"en": "Reading your request…", "ja": "ご依頼を確認しています…"},
@@ -179,6 +179,13 @@ TEXTS: dict[str, dict[Language, str]] = {
     "sum_in_stores": {"en": "{n} in stores", "ja": "店舗在庫{n}点"},
     "sum_ships": {"en": "{n} in stores, ships", "ja": "店舗在庫{n}点、配送可"},
     "sum_waiting": {"en": "waiting for the shopper's confirmation", "ja": "ご確認待ち"},
+}
+
+# The catalog's categories (models.CATEGORIES), as a Japanese shopper reads them.
+CATEGORY_JA: dict[str, str] = {
+    "audio": "オーディオ", "computers": "パソコン", "phones": "スマートフォン", "wearables": "ウェアラブル",
+    "kitchen": "キッチン", "home": "生活家電", "shoes": "靴", "apparel": "衣料品", "outdoor": "アウトドア",
+    "beauty": "美容",
 }
 
 # The ways to get a product (FulfillmentOption.kind), as the shopper reads them.
@@ -230,6 +237,14 @@ def say(key: str, lang: Language, **values: Any) -> str:
 def sentences(parts: list[str | None], lang: Language) -> str:
     """Sentences one after another: a space between English ones, none between Japanese ones."""
     return ("" if lang == "ja" else " ").join(p for p in parts if p)
+
+
+def category_word(category: str, lang: Language) -> str:
+    return CATEGORY_JA.get(category, category) if lang == "ja" else category
+
+
+def categories_text(categories: list[str], lang: Language) -> str:
+    return ("、" if lang == "ja" else ", ").join(category_word(c, lang) for c in categories)
 
 
 def fulfillment_word(kind: str, lang: Language) -> str:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.shopping.models import CATALOG_CURRENCY, Cart, Product
-from agents.shopping.phrasebook import fulfillment_word, label
+from agents.shopping.phrasebook import category_word, fulfillment_word, label
 from bot.events import Action, Card
 from bot.locale import Language
 
@@ -70,7 +70,7 @@ def product_card(p: dict[str, Any], shopper_currency: str, *, command: str = "/s
     if "stock" in p:
         fields[label("stock", lang)] = label("in_stores", lang, n=p["stock"]) if p["stock"] else label("online_only", lang)
     return Card(
-        title=display_name(p, lang), subtitle=f"{p.get('brand') or ''} · {p['category']} · {p['id']}".strip(" ·"),
+        title=display_name(p, lang), subtitle=f"{p.get('brand') or ''} · {category_word(p['category'], lang)} · {p['id']}".strip(" ·"),
         fields=fields, image_url=p.get("image_url"),
         actions=[Action(label=label("add_to_cart", lang), value=label("add_command", lang, command=command, id=p["id"]),
                         style="primary")],

@@ -223,3 +223,27 @@ async def test_delivery_today_and_free_delivery_are_said_in_words(runtime: Conve
     assert "0日" not in delivery and "$0.00" not in delivery and "無料" in delivery, delivery
     variants = next(line for line in details.text.splitlines() if line.startswith("バリエーション"))
     assert "), " not in variants, variants
+
+
+async def test_a_coupon_for_other_categories_is_refused_at_once_with_the_category_in_japanese(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    shoes = final(await say(runtime, "/shop ランニングシューズ", user="c3", thread="c")).data["products"][0]
+    await store.cart_add("c3", shoes["id"], 1)
+    answer = final(await say(runtime, "クーポン AUDIO15 を使って", user="c3", thread="c"))
+    assert answer.text == "クーポンAUDIO15は使えません（クーポンAUDIO15はオーディオの商品専用で、カートに対象の商品がありません）。"
+    assert "pending" not in answer.data
+
+
+async def test_an_english_yen_shopper_reads_a_minimum_spend_in_yen_too(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    first = final(await say_in(runtime, EN_SEARCH, "JPY", thread="c", user="c4")).data["products"][0]
+    await store.cart_add("c4", first["id"], 1)
+    answer = final(await say_in(runtime, "apply SAVE20", "JPY", thread="c", user="c4"))
+    assert "needs a spend of at least $100.00 (≈ ¥15,000); the cart has $" in answer.text, answer.text
+
+
+async def test_a_japanese_card_names_the_category_in_japanese(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, JA_SEARCH, user="k1", thread="k"))
+    assert all(c.subtitle and " · オーディオ · " in c.subtitle for c in shown.cards), [c.subtitle for c in shown.cards]
+    english = final(await say(runtime, EN_SEARCH, user="k2", thread="k2"))
+    assert all(c.subtitle and " · audio · " in c.subtitle for c in english.cards)
