@@ -64,7 +64,7 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"\bset (?:it|them|that|this|the \w+(?: one)?) to \d{1,2}\b|\bmake it \d{1,2}\b", 3.0),
         (r"数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変えて)", 3.0),
         (r"カートに(?:[0-9０-９一二三四五六七八九十]+(?:個|つ|点|台|本|枚)\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
-         r"|カートから(?:削除|外)", 3.0),
+         r"|カートから.{0,20}(?:削除|外)", 3.0),
     ),
     "cart": (
         (r"\b(my|the) (cart|basket|bag)\b|\bcheckout\b|\bcart total\b|\bwhat'?s in my cart\b", 2.0),

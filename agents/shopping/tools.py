@@ -399,7 +399,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         location = _found(state).get("location")
         if not location:
             return _error("Locate the user first.")
-        status(say("status_finding_stores", language(_context(state)), city=location["city"]))
+        status(say("status_finding_stores", language(_context(state)), city=city_name(location["city"], language(_context(state)))))
         ranked = await store.stores_near(location["latitude"], location["longitude"], limit=100)
         prefs = await store.get_prefs(_context(state)["user_id"])
         asked = _turn(state).get("store_id")

@@ -14,7 +14,7 @@ from bot.agent import TurnInput
 from bot.events import Final, StreamEvent, ToolStarted
 from bot.runtime import ConversationRuntime
 from tests.shopping.conftest import collect, key
-from tests.shopping.test_agent import checkpoint, final, say
+from tests.shopping.test_agent import checkpoint, final, say, statuses
 
 JA_SEARCH = "/shop ワイヤレスイヤホン 1万円以下"
 EN_SEARCH = "/shop wireless earbuds under $100"
@@ -247,3 +247,19 @@ async def test_a_japanese_card_names_the_category_in_japanese(runtime: Conversat
     assert all(c.subtitle and " · オーディオ · " in c.subtitle for c in shown.cards), [c.subtitle for c in shown.cards]
     english = final(await say(runtime, EN_SEARCH, user="k2", thread="k2"))
     assert all(c.subtitle and " · audio · " in c.subtitle for c in english.cards)
+
+
+async def test_a_japanese_stock_question_names_the_city_in_japanese_while_it_works(runtime: ConversationRuntime) -> None:
+    await say(runtime, JA_SEARCH, user="s1", thread="s")
+    events = await say(runtime, "最後のは東京の店舗に在庫ある？", user="s1", thread="s")
+    assert "東京の近くの店舗を探しています…" in statuses(events) and "Tokyo" not in statuses(events)
+
+
+async def test_removing_from_the_cart_in_japanese_names_the_product_by_its_position(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    shown = final(await say(runtime, JA_SEARCH, user="s2", thread="s")).data["products"]
+    await store.cart_add("s2", shown[1]["id"], 1)
+    asked = final(await say(runtime, "カートから2番目を削除して", user="s2", thread="s"))
+    assert asked.data["pending"] == {"action": "remove", "product_id": shown[1]["id"], "quantity": 0}
+    assert asked.text.startswith(f"{shown[1]['name_ja']}をカートから削除しますか"), asked.text
