@@ -727,6 +727,9 @@ class _LockConnectionLost(Exception):
     """The turn-lock connection broke during a statement (it reconnects on the next one)."""
 
 
+_Pending = tuple[list[tuple[str, Sequence[Any], bool]], "asyncio.Future[list[list[Any]]]"]
+
+
 class _PostgresTurnQueue(_TurnQueue):
     """Queues on PostgreSQL, all on one dedicated connection per process: it holds the turn locks
     (session-level advisory locks, so a process that dies takes its connection and with it every
@@ -745,7 +748,8 @@ class _PostgresTurnQueue(_TurnQueue):
         self._conn: Any = None
         self._connecting = asyncio.Lock()
         self._busy = 0  # statements running or waiting for the connection
-        self._using = asyncio.Lock()  # one batch at a time: a pipeline must not interleave with others
+        self._using = asyncio.Lock()  # one pipeline at a time: batches must not interleave
+        self._waiting: list[_Pending] = []  # batches not yet sent, sent together (see `_batch`)
         self._listener: asyncio.Task[None] | None = None
         self._reconnecting: asyncio.Task[None] | None = None
 
@@ -770,33 +774,63 @@ class _PostgresTurnQueue(_TurnQueue):
 
     async def _batch(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]]:
         """Statements (sql, params, rows as dicts) run in order, each committed before the next
-        starts, sent in one round trip (pipeline mode); the rows of each."""
-        from psycopg.rows import dict_row
-
+        starts, sent in one round trip (pipeline mode); the rows of each. Batches asked for while
+        another is on the connection go together in the next round trip (group commit): a burst
+        of arrivals, each acknowledged only once queued, costs a few round trips, not one each."""
+        request: _Pending = (statements, asyncio.get_running_loop().create_future())
+        request[1].add_done_callback(lambda f: f.cancelled() or f.exception())  # a caller may be gone
+        self._waiting.append(request)
         self._busy += 1
         try:
-            async with self._using:  # one batch at a time: a pipeline must not interleave with another
-                await self._stop_listening()
-                conn = await self._connection()
-                try:
-                    cursors = []
-                    async with conn.pipeline() if len(statements) > 1 else contextlib.nullcontext():
-                        for sql, params, as_dicts in statements:
-                            cursor = conn.cursor(row_factory=dict_row) if as_dicts else conn.cursor()
-                            await cursor.execute(sql.replace("?", "%s"), params)
-                            cursors.append(cursor)
-                    return [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
-                except Exception as exc:
-                    if not conn.closed and not conn.broken:
-                        raise
-                    log.warning("the turn-lock connection broke; reconnecting (turn locks it held are gone)")
-                    self._wake_all()  # waiters check again on the next connection
-                    self._reconnect_soon()
-                    raise _LockConnectionLost() from exc
+            async with self._using:  # one pipeline at a time on the connection
+                if not request[1].done():  # else a batch before it took it along
+                    taken, self._waiting = self._waiting, []
+                    await self._run_together(taken)
+            return request[1].result()
+        except asyncio.CancelledError:
+            if request in self._waiting:
+                self._waiting.remove(request)  # not sent: it never runs
+            raise
         finally:
             self._busy -= 1
             if self._busy == 0:
                 self._listen()
+
+    async def _run_together(self, taken: list[_Pending]) -> None:
+        """Run the statements of every batch in `taken` in one pipeline; each batch gets its rows,
+        or the error (`_LockConnectionLost` when the connection broke)."""
+        from psycopg.rows import dict_row
+
+        conn: Any = None
+        try:
+            await self._stop_listening()
+            conn = await self._connection()
+            statements = [statement for batch, _ in taken for statement in batch]
+            cursors = []
+            async with conn.pipeline() if len(statements) > 1 else contextlib.nullcontext():
+                for sql, params, as_dicts in statements:
+                    cursor = conn.cursor(row_factory=dict_row) if as_dicts else conn.cursor()
+                    await cursor.execute(sql.replace("?", "%s"), params)
+                    cursors.append(cursor)
+            rows = [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
+        except Exception as exc:
+            lost = conn is not None and (conn.closed or conn.broken)
+            if lost:
+                log.warning("the turn-lock connection broke; reconnecting (turn locks it held are gone)")
+                self._wake_all()  # waiters check again on the next connection
+                self._reconnect_soon()
+            for _, future in taken:
+                if not future.done():
+                    error = _LockConnectionLost() if lost else exc
+                    if lost:
+                        error.__cause__ = exc
+                    future.set_exception(error)
+            return
+        at = 0
+        for batch, future in taken:
+            if not future.done():
+                future.set_result(rows[at : at + len(batch)])
+            at += len(batch)
 
     async def _stop_listening(self) -> None:
         listener, self._listener = self._listener, None
