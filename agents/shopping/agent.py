@@ -26,7 +26,7 @@ from agents.shopping.tools import ShopServices, status
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, OnFirstUse, TurnInput, WorkerJob
 from bot.config import Settings, load
 from bot.events import Card, Final
-from bot.locale import language_of
+from bot.locale import Language, language_of
 
 log = logging.getLogger(__name__)
 
@@ -104,7 +104,7 @@ def _ingest_args(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("path", type=Path, help="a .jsonl or .csv file, or a directory of them")
 
 
-def _named_for(record: dict[str, Any], lang: str) -> dict[str, Any]:
+def _named_for(record: dict[str, Any], lang: Language) -> dict[str, Any]:
     """A product or cart line as `data` carries it: `name` is the catalog's name; a Japanese
     request also gets `name_ja`, the name its text and cards show."""
     return record if lang == "ja" else {k: v for k, v in record.items() if k != "name_ja"}

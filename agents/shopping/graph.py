@@ -84,6 +84,8 @@ LOOKUP_TOOL = {
     "reviews": "review_search", "coupons": "product_coupons", "cart": "view_cart",
 }
 NEEDS_PRODUCT = {"specs", "reviews", "coupons", "inventory", "purchase"}
+
+
 def cart_reason(exc: ValueError, lang: Language, shopper_currency: str | None) -> str:
     """Why a cart change cannot be made, in the shopper's language, amounts also in their currency."""
     if not isinstance(exc, CartError):
@@ -357,7 +359,7 @@ class ShopNodes:
         lang = language(context)
         shopper_currency = context.get("currency") or CATALOG_CURRENCY
         # the question is asked in the request's language and shows prices in the shopper's currency
-        answer = interrupt({**pending, "language": lang, "currency": context.get("currency") or "USD"})
+        answer = interrupt({**pending, "language": lang, "currency": shopper_currency})
         store = self.shop.store
         user = context["user_id"]
         data = dict(turn.get("data") or {})

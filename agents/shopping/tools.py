@@ -105,7 +105,7 @@ def _name(state: dict[str, Any], product: Product) -> str:
     return product_name(product, language(_context(state)))
 
 
-def _names(state: dict[str, Any], product: Product) -> dict[str, str]:
+def _names(product: Product) -> dict[str, str]:
     """A refusal's product names: `product` (English, for the model) and `product_ja`."""
     return {"product": product.name, "product_ja": product_name(product, "ja")}
 
@@ -458,17 +458,18 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         lines = [i for i in (await store.get_cart(_context(state)["user_id"])).items if i.product_id == product.id]
         have = sum(i.quantity for i in lines)
         if action in ("remove", "set") and not lines:
-            return _refuse(state, "not_in_cart", **_names(state, product))
+            return _refuse(state, "not_in_cart", **_names(product))
         if action == "set" and len(lines) > 1:
             return _refuse(state, "cart_several_variants", id=product.id, variants=", ".join(i.variant_id or "-" for i in lines))
         if action == "set" and have == quantity:
-            return _refuse(state, "quantity_already", quantity=quantity, **_names(state, product))
-        have = sum(i.quantity for i in lines if not i.variant_id)  # the line an add without a variant adds to
-        if action == "add" and have + quantity > MAX_QUANTITY:
-            return _refuse(state, "line_full", have=have, max=MAX_QUANTITY, quantity=quantity, **_names(state, product))
+            return _refuse(state, "quantity_already", quantity=quantity, **_names(product))
+        on_line = sum(i.quantity for i in lines if not i.variant_id)  # the line an add without a variant adds to
+        if action == "add" and on_line + quantity > MAX_QUANTITY:
+            return _refuse(state, "line_full", have=on_line, max=MAX_QUANTITY, quantity=quantity, **_names(product))
         item = {"product_id": product.id, "name": product.name, "unit_price": product.price, "quantity": quantity,
                 "action": action, **({"name_ja": product.name_ja} if product.name_ja else {})}
-        return _dump({"ok": True, **item}, _summary(state, "sum_product_ok", product=_name(state, product)), state), {
+        content = item if _ja(state) else {k: v for k, v in item.items() if k != "name_ja"}
+        return _dump({"ok": True, **content}, _summary(state, "sum_product_ok", product=_name(state, product)), state), {
             "item": item, "products": [compact(product)]}
 
     @tool(response_format="content_and_artifact")
@@ -482,7 +483,7 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         in_stores = await _stock_total(store, product.id)
         ships = any(f.kind == "ship" for f in product.fulfillment)
         if not in_stores and not ships:
-            return _refuse(state, "out_of_stock_everywhere", **_names(state, product))
+            return _refuse(state, "out_of_stock_everywhere", **_names(product))
         options = [f.model_dump() for f in product.fulfillment
                    if f.kind == "ship" or in_stores]  # pickup and same-day need store stock
         out = {"in_store_stock": in_stores, "options": options}
