@@ -257,7 +257,7 @@ class ShopAgent(AgentDefinition):
         lang, currency = language(pending), pending.get("currency") or "USD"
         action = pending.get("action")
         if action == "apply_coupon":
-            text = say("confirm_coupon", lang, code=pending["code"])
+            text = sentences([pending.get("note"), say("confirm_coupon", lang, code=pending["code"])], lang)
         elif action in ("add", "set", "remove"):
             amount = (say("amount", lang, price=price_text(pending["unit_price"] * pending["quantity"], CATALOG_CURRENCY,
                                                           currency, lang))

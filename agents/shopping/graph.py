@@ -242,11 +242,13 @@ class ShopNodes:
             await store.check_coupon(context["user_id"], coupon.code, today=today)
         except CartError as exc:
             return say("coupon_refused", lang, code=coupon.code, error=cart_reason(exc, lang, context.get("currency")))
-        if (await store.get_cart(context["user_id"])).coupon == coupon.code:
+        applied = (await store.get_cart(context["user_id"])).coupon
+        if applied == coupon.code:
             return say("coupon_already", lang, code=coupon.code)
         turn["data"] = {**turn.get("data", {}), "pending": {
             "action": "apply_coupon", "product_id": None, "quantity": 0, "code": coupon.code,
             "name": f"coupon {coupon.code}", "description": coupon.description,
+            **({"note": say("coupon_replaces", lang, old=applied)} if applied else {}),  # one coupon per order
         }}
         return None
 

@@ -144,6 +144,8 @@ TEXTS: dict[str, dict[Language, str]] = {
     "cart_empty_for_coupon": {"en": "the cart is empty; add something before applying a coupon",
                               "ja": "カートが空です。クーポンを使う前に商品を入れてください"},
     "coupon_refused": {"en": "I can't apply coupon {code}: {error}.", "ja": "クーポン{code}は使えません（{error}）。"},
+    "coupon_replaces": {"en": "Your cart has coupon {old}; one coupon applies per order, so {old} would be replaced.",
+                        "ja": "カートにはクーポン{old}が適用されています。クーポンは1回の注文につき1枚のため、{old}は置き換えられます。"},
     "coupon_already": {"en": "Coupon {code} is already applied to your cart.", "ja": "クーポン{code}はすでにカートに適用されています。"},
     "cart_coupon_categories": {"en": "coupon {code} is only for {categories}; nothing in the cart is in those categories",
                                "ja": "クーポン{code}は{categories_ja}の商品専用で、カートに対象の商品がありません"},

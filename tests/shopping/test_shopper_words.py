@@ -13,7 +13,7 @@ from agents.shopping.catalog import CatalogStore
 from bot.agent import TurnInput
 from bot.events import Final, StreamEvent, ToolStarted
 from bot.runtime import ConversationRuntime
-from tests.shopping.conftest import collect, key
+from tests.shopping.conftest import TODAY, collect, key
 from tests.shopping.test_agent import checkpoint, final, say, statuses
 
 JA_SEARCH = "/shop ワイヤレスイヤホン 1万円以下"
@@ -263,3 +263,16 @@ async def test_removing_from_the_cart_in_japanese_names_the_product_by_its_posit
     asked = final(await say(runtime, "カートから2番目を削除して", user="s2", thread="s"))
     assert asked.data["pending"] == {"action": "remove", "product_id": shown[1]["id"], "quantity": 0}
     assert asked.text.startswith(f"{shown[1]['name_ja']}をカートから削除しますか"), asked.text
+
+
+async def test_a_coupon_that_would_replace_another_says_so_before_it_is_confirmed(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    first = final(await say(runtime, EN_SEARCH, user="c5", thread="c")).data["products"][0]
+    await store.cart_add("c5", first["id"], 3)  # over AUDIO15's $50.00
+    await store.cart_apply_coupon("c5", "WELCOME10", today=TODAY)
+    asked = final(await say(runtime, "apply AUDIO15", user="c5", thread="c"))
+    assert asked.text == ("Your cart has coupon WELCOME10; one coupon applies per order, so WELCOME10 would be replaced. "
+                          "Apply coupon AUDIO15 to your cart? Reply yes or no."), asked.text
+    await say(runtime, "yes", user="c5", thread="c")
+    assert (await store.get_cart("c5")).coupon == "AUDIO15"
