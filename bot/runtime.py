@@ -267,10 +267,11 @@ class ConversationRuntime:
             snapshot = await graph.aget_state(config)
             request = record.pending or {}
             checkpointed = (snapshot.metadata or {}).get(TURN_STAMP)
-            if checkpointed is not None and checkpointed != record.turn:
+            if snapshot.metadata is None or (checkpointed is not None and checkpointed != record.turn):
                 # The turn stopped before its input reached the checkpoint: the last checkpoint is
-                # the turn before it (continuing would answer that one again), and no step of it
-                # ran, so it runs from its request, as if it were arriving now.
+                # the turn before it (continuing would answer that one again), or there is none (a
+                # first turn of an agent that checkpoints as its run ends), and no step of it ran,
+                # so it runs from its request, as if it were arriving now.
                 turn = self._interrupted_request(queued, request)
                 if turn is None:
                     await self.app_db.update_thread(key.thread_id, note=None, pending=None, status_message=None)

@@ -192,6 +192,31 @@ async def test_a_turn_stopped_before_its_input_was_checkpointed_runs_its_own_req
         assert await collect(runtime.recover(key)) == []  # answered once
 
 
+async def test_a_first_turn_stopped_before_any_checkpoint_runs_its_request_on_recovery(settings: Settings) -> None:
+    """The chat agent checkpoints once, as its run ends: its first turn stopped mid-run leaves no
+    checkpoint at all, so there is nothing to continue from. Recovery runs the request, once."""
+    key = ConversationKey.console("stopped-first")
+    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+        saver = runtime.checkpoints.saver
+        stuck = asyncio.Event()
+
+        async def never_writes(*args: Any, **kwargs: Any) -> Any:  # the moment the process died
+            stuck.set()
+            await asyncio.Event().wait()
+
+        saver.aput = never_writes  # type: ignore[method-assign]
+        tasks = TaskSupervisor()
+        tasks.spawn(collect(runtime.handle(key, TurnInput(text="hello there", command="chat"))), name="turn")
+        await asyncio.wait_for(stuck.wait(), timeout=30)
+        await tasks.close(within=0.1)
+
+    async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
+        assert key.thread_id in runtime.interrupted_at_start
+        events = await collect(runtime.recover(key))
+        assert isinstance(events[-1], Final), events[-1]
+        assert await collect(runtime.recover(key)) == []  # answered once
+
+
 async def test_an_agent_of_one_step_writes_one_checkpoint_a_turn(settings: Settings) -> None:
     """`durability = "exit"` (the chat agent): each turn leaves one checkpoint, stamped with its
     turn, where LangGraph's default writes one before and after every step."""
