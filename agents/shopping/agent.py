@@ -63,9 +63,9 @@ async def seed_demo(store: Any) -> str | None:
 
     if await store.is_seeded():
         return None
-    catalog = demo_catalog()
+    catalog = await asyncio.to_thread(demo_catalog)  # CPU work off the event loop, as the hotel seed does
     written = await seed_catalog(store, catalog)
-    changed, _ = await store.upsert_reviews(generate_reviews(catalog.products))
+    changed, _ = await store.upsert_reviews(await asyncio.to_thread(generate_reviews, catalog.products))
     await store.update_ratings()
     await store.mark_seeded()
     return f"shop: {written} catalog rows, {changed} reviews"
@@ -122,6 +122,7 @@ class ShopAgent(AgentDefinition):
     settings_model = ShopSettings
     offline_skills = (ShopSkill(),)
     resumable = False  # cart changes live outside the checkpoint: never repeat them on a restart
+    narrates_tools = True  # its tools say their progress in the shopper's language, not "Using search_products…"
 
     def __init__(
         self,

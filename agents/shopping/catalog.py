@@ -21,6 +21,7 @@ was last embedded with, so the vector index (agents/shopping/reviews.py) re-embe
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import json
 import math
@@ -842,7 +843,8 @@ class CatalogStore:
         unique = _unique(reviews, lambda r: r.id)
         if not unique:
             return 0, 0
-        hashed = [(r, _content_hash(r)) for r in unique]
+        # Hashing thousands of reviews (a seed, an ingest) is CPU work: off the event loop.
+        hashed = await asyncio.to_thread(lambda: [(r, _content_hash(r)) for r in unique])
         changed_count = 0
 
         async def write(tx: Transaction) -> None:
