@@ -23,13 +23,14 @@ from agents.proofread.scoring import calculate_score, count_by_severity, determi
 from agents.proofread.state import ReviewState
 from agents.proofread.status import report_status
 from bot import workpool
+from bot.locale import language_of
 
 log = logging.getLogger(__name__)
 
 
 async def parse_node(state: ReviewState) -> dict[str, Any]:
-    report_status("Reading the article…")
     text = state["target_article"] or ""
+    report_status("記事を読んでいます…" if language_of(text) == "ja" else "Reading the article…")
     try:  # in a work-pool process, killed when it overruns (a thread where no pool runs)
         parsed = await workpool.run_untrusted(parse_article, text)
     except workpool.WorkFailed as exc:
@@ -38,8 +39,8 @@ async def parse_node(state: ReviewState) -> dict[str, Any]:
 
 
 async def aggregate_node(state: ReviewState, rule_settings: Mapping[str, str] | None = None) -> dict[str, Any]:
-    report_status("Scoring…")
     parsed = state.get("parsed_article")
+    report_status("採点しています…" if parsed is not None and parsed.language == "ja" else "Scoring…")
     suppressions = parsed.suppressions if parsed is not None else []
     # The project's rule settings and the article's inline disable comments decide what counts.
     issues = apply_rule_control(state.get("issues") or [], rule_settings or {}, suppressions)

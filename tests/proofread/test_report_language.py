@@ -170,3 +170,13 @@ def test_values_inside_a_message_are_translated_and_unknown_messages_stay_as_wri
     assert to_japanese("bare-url", "A message no table knows.") == "A message no table knows."
     assert to_japanese("no-such-rule", "Bare URL https://a.jp.") == "Bare URL https://a.jp."
     assert note_to_japanese("line 7, section “Setup”") == "7行目（「Setup」の節）"
+
+
+async def test_the_progress_of_a_review_is_said_in_the_articles_language(conversation: Conversation):
+    await review(conversation, JAPANESE_ARTICLE)
+    japanese = conversation.statuses
+    assert "記事を読んでいます…" in japanese and "採点しています…" in japanese and "リンクを確認しています…" in japanese
+    assert not any(status.startswith(("Reading", "Checking", "Scoring", "Looking")) for status in japanese)
+    await review(conversation, fixture_text("english_clean.md"))
+    english = conversation.statuses
+    assert "Reading the article…" in english and "Scoring…" in english and "Checking links…" in english

@@ -92,6 +92,7 @@ def locate(article: ParsedArticle, line: int | None) -> str:
 class BaseChecker(ABC):
     category: ClassVar[Category]
     status_text: ClassVar[str]
+    status_text_ja: ClassVar[str] = ""  # the same, shown while a Japanese article is checked
 
     def __init__(self, context: CheckContext) -> None:
         self.context = context
@@ -155,8 +156,9 @@ class BaseChecker(ABC):
 
     async def run(self, state: CheckerState) -> dict[str, Any]:
         """The subgraph's node: never raises, so one broken checker cannot stop the others."""
-        report_status(self.status_text)
         article = state.get("parsed_article")
+        japanese = article is not None and article.language == "ja" and self.status_text_ja
+        report_status(self.status_text_ja if japanese else self.status_text)
         if article is None:
             return {"errors": [ErrorInfo(step=self.step, error_type="MissingInput", message="no parsed article")]}
         try:

@@ -76,6 +76,7 @@ class SyntaxProblem(Exception):
 class CodeQualityChecker(BaseChecker):
     category = "code_quality"
     status_text = "Checking code blocks…"
+    status_text_ja = "コードブロックを確認しています…"
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         issues: list[Issue] = []

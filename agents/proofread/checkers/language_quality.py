@@ -103,6 +103,7 @@ class LanguageReview(BaseModel):
 class LanguageQualityChecker(BaseChecker):
     category = "language_quality"
     status_text = "Checking the writing…"
+    status_text_ja = "文章を確認しています…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
         result = CheckResult(issues=await self.run_rules(article))

@@ -93,6 +93,7 @@ def _is_ip(host: str) -> bool:
 class LinkChecker(BaseChecker):
     category = "link"
     status_text = "Checking links…"
+    status_text_ja = "リンクを確認しています…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
         issues = await self.run_rules(article)

@@ -164,6 +164,7 @@ def run_pymarkdown(text: str, worker: LinterWorker, timeout: float) -> list[Fail
 class MarkdownFormatChecker(BaseChecker):
     category = "markdown_format"
     status_text = "Checking Markdown formatting…"
+    status_text_ja = "Markdownの書式を確認しています…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
         # Both at once. With the application's work pool, the linter runs inside a pool job

@@ -249,6 +249,7 @@ def _context_is_version(line: str, start: int) -> bool:
 class PrivacyChecker(BaseChecker):
     category = "privacy"
     status_text = "Looking for secrets and personal data…"
+    status_text_ja = "秘密情報と個人情報を探しています…"
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         issues: list[Issue] = []

@@ -212,6 +212,7 @@ class SpellingChecker(BaseChecker):
 
     category = "language_quality"
     status_text = "Checking spelling…"
+    status_text_ja = "スペルを確認しています…"
 
     @property
     def step(self) -> str:

@@ -35,6 +35,7 @@ MAX_TOPICS = 5
 class StructureChecker(BaseChecker):
     category = "structure"
     status_text = "Checking the article structure…"
+    status_text_ja = "記事の構成を確認しています…"
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         issues = self._front_matter(article)

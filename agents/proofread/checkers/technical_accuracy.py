@@ -38,6 +38,7 @@ class ClaimVerdicts(BaseModel):
 class TechnicalAccuracyChecker(BaseChecker):
     category = "technical_accuracy"
     status_text = "Checking technical claims…"
+    status_text_ja = "技術的な主張を確認しています…"
 
     async def check(self, article: ParsedArticle) -> CheckResult:
         if not self.context.llm.available:
