@@ -64,11 +64,14 @@ async def test_clean_article_is_approved_with_a_perfect_score(conversation: Conv
 
 
 async def test_each_checker_reports_progress_through_the_stream(conversation: Conversation):
-    await conversation.send(fixture_text("zenn_clean.md"))
-    expected = {checker.status_text for checker in CHECKER_CLASSES.values()}
-    assert expected <= set(conversation.statuses)
+    await conversation.send(fixture_text("english_clean.md"))
+    assert {checker.status_text for checker in CHECKER_CLASSES.values()} <= set(conversation.statuses)
     assert conversation.statuses[0] == "Reading the article…"
     assert conversation.statuses[-1] == "Scoring…"
+    await conversation.send(fixture_text("zenn_clean.md"))  # a Japanese article: in Japanese
+    assert {checker.status_text_ja for checker in CHECKER_CLASSES.values()} <= set(conversation.statuses)
+    assert conversation.statuses[0] == "記事を読んでいます…"
+    assert conversation.statuses[-1] == "採点しています…"
 
 
 async def test_offline_model_skips_technical_accuracy_and_the_report_says_so(conversation: Conversation):
