@@ -19,6 +19,7 @@ from agents.hotel.graph import build_graph, status
 from agents.hotel.map import FILENAME as MAP_FILENAME
 from agents.hotel.map import map_for, render_map
 from agents.hotel.offline import HotelSkill
+from agents.hotel.phrasebook import language_in
 from agents.hotel.refresh import run_worker
 from agents.hotel.seed import seed
 from agents.hotel.settings import HotelSettings
@@ -127,7 +128,7 @@ class HotelAgent(AgentDefinition):
             "Sorry, I have no answer for that.",
         )
         recommended = ((state.get("metadata") or {}).get("current") or {}).get("recommended") or []
-        language = "ja" if (state.get("tool_context") or {}).get("language") == "ja" else "en"
+        language = language_in(state.get("tool_context"))
         return Final(text=text, cards=[card(h, language) for h in recommended], data={"hotels": recommended})
 
     async def attachments(self, state: dict[str, Any]) -> list[Attachment]:

@@ -24,7 +24,7 @@ from pydantic import ValidationError
 
 from agents.hotel.context import ContextMode, build_prompt, current_turn_start
 from agents.hotel.enrich import enrich, format_money
-from agents.hotel.phrasebook import say
+from agents.hotel.phrasebook import language_in, say
 from agents.hotel.state import HotelAnswer, HotelPick, HotelState, TurnRecord
 from agents.hotel.tools import (
     DEFAULT_LIMITS,
@@ -100,7 +100,7 @@ class HotelNodes:
         if not answer:
             reply = await self.models.ainvoke(lambda m: m.bind_tools(self.schemas), prompt)
             return {"messages": [reply]}
-        status(say("writing", "ja" if (state.get("tool_context") or {}).get("language") == "ja" else "en"))
+        status(say("writing", language_in(state.get("tool_context"))))
         try:
             result = await self.models.ainvoke(
                 lambda m: m.with_structured_output(HotelAnswer, include_raw=True), prompt,

@@ -7,8 +7,9 @@ retell (hotel details, an aggregate) keeps the tool's English text after a Japan
 from __future__ import annotations
 
 import re
-from collections.abc import Set
+from collections.abc import Mapping, Set
 from datetime import date
+from typing import Any
 
 from agents.hotel import geo
 from bot.locale import Language, is_japanese
@@ -96,6 +97,16 @@ def say(key: str, language: Language, **values: object) -> str:
 
 def joined(items: list[str], language: Language) -> str:
     return "、".join(items) if language == "ja" else "; ".join(items)
+
+
+def names_joined(names: list[str], language: Language) -> str:
+    """Hotel names in a sentence: 'A, B' or 「A、B」."""
+    return ("、" if language == "ja" else ", ").join(names)
+
+
+def language_in(tool_context: Mapping[str, Any] | None) -> Language:
+    """The request's language as the agent recorded it in the state's `tool_context`."""
+    return "ja" if (tool_context or {}).get("language") == "ja" else "en"
 
 
 # --- words not used ------------------------------------------------------------------------------

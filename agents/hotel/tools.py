@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, ValidationError
 
 from agents.hotel import geo
 from agents.hotel.enrich import convert, enriched, format_money, known_currency, match_hotel
-from agents.hotel.phrasebook import city_name, landmark_name, say
+from agents.hotel.phrasebook import city_name, landmark_name, language_in, names_joined, say
 from agents.hotel.state import HotelFacts, HotelState, MemoryEntry, TurnRecord, new_turn
 from agents.hotel.store import AMENITIES, HotelOffer, HotelQuery, HotelStore, normalize_amenity
 from bot.events import Status
@@ -430,7 +430,7 @@ async def hotel_details(
     return ToolResult(
         answer="\n\n".join(lines),
         status=say("found_details", "en", names=names),
-        status_ja=say("found_details", "ja", names="、".join(h["name"] for h in refreshed)),
+        status_ja=say("found_details", "ja", names=names_joined([h["name"] for h in refreshed], "ja")),
         hotels=[dict(h) for h in refreshed],
         memory=dict(MemoryEntry(tool="hotel_details", summary=f"hotel_details(names={names}) → details shown.",
                            params={"names": [h["name"] for h in refreshed]},
@@ -551,7 +551,7 @@ class HotelTool:
                 await prepare()
             state = cast(HotelState, runtime.state if isinstance(runtime.state, dict) else {})
             tool_context = dict(state.get("tool_context") or {})
-            language: Language = "ja" if tool_context.get("language") == "ja" else "en"
+            language = language_in(tool_context)
             runtime.stream_writer(Status(text=spec.starting(args, language)))
             hidden = {"store": store, "tool_context": tool_context, "metadata": round_metadata(state)}
             try:
@@ -572,10 +572,6 @@ class HotelTool:
         return StructuredTool.from_function(
             coroutine=call, name=self.name, description=(self.args.__doc__ or "").strip(), args_schema=self.args,
         )
-
-
-def joined_names(names: list[str], language: Language) -> str:
-    return ("、" if language == "ja" else ", ").join(names)
 
 
 def model_schema(tool: BaseTool) -> dict[str, Any]:
@@ -622,7 +618,7 @@ TOOLS: dict[str, HotelTool] = {
         HotelTool("aggregate_hotels", AggregateHotelsArgs, aggregate_hotels,
                   lambda a, lang: say("counting", lang, city=city_name(a.city, lang), by=a.by.replace("_", " "))),
         HotelTool("hotel_details", HotelDetailsArgs, hotel_details,
-                  lambda a, lang: say("looking_up", lang, names=joined_names(a.names, lang))),
+                  lambda a, lang: say("looking_up", lang, names=names_joined(a.names, lang))),
         HotelTool("hotels_near_landmark", HotelsNearLandmarkArgs, hotels_near_landmark,
                   lambda a, lang: say("measuring", lang, landmark=landmark_name(a.landmark, lang))),
     )
