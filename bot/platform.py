@@ -5,7 +5,6 @@ answer, `/reset`, button presses, attached files and users' profiles. A platform
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import dataclasses
 import logging
@@ -264,9 +263,7 @@ class PlatformBot:
             return
         try:
             turn = await self._complete(surface, arrived)
-        except asyncio.CancelledError:
-            raise
-        except BaseException:
+        except Exception:  # not a cancellation: a turn a shutdown stops stays queued
             await self.runtime.abandon(admission.queued)
             raise
         if turn is None:

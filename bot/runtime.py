@@ -109,11 +109,10 @@ class _FifoLocks:
 @dataclass(frozen=True)
 class Admission:
     """What `ConversationRuntime.admit` made of an arriving turn: its place in the queue, or the
-    refusal to show, or nothing (a duplicate delivery)."""
+    refusal to show, or neither (a duplicate delivery)."""
 
     queued: QueuedTurn | None = None
     refused: StreamEvent | None = None
-    duplicate: bool = False
 
 
 @dataclass
@@ -452,7 +451,7 @@ class ConversationRuntime:
             refused = Failure(kind="bad_input", user_message=problem) if problem else await self.gate.check(key, turn)
             if refused is not None:
                 if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
-                    return Admission(duplicate=True)  # refused once already
+                    return Admission()  # refused once already
                 return Admission(refused=refused)
             files = files_follow or bool(turn.attachments)  # not kept: the turn cannot run again without them
             request = {"user_id": turn.user_id, FILES_NOT_KEPT: True} if files else replayable(turn)
@@ -461,7 +460,7 @@ class ConversationRuntime:
             queued = await self.app_db.claim_and_enqueue(turn.delivery_id, self.settings.dedupe_ttl, key.thread_id, request)
             if queued is None:
                 log.info("duplicate delivery %s ignored", turn.delivery_id)
-            return Admission(queued=queued, duplicate=queued is None)
+            return Admission(queued=queued)
 
     def input_problem(self, turn: TurnInput) -> Failure | None:
         """Why the runtime would refuse `turn` as input (too long, binary, an attachment too big)."""

@@ -328,8 +328,7 @@ class AppDatabase:
         if now - self._last_sweep > 60:
             self._last_sweep = now
             await self.execute("DELETE FROM concierge_deliveries WHERE expires_at < ?", (now,))
-        claim = _Claim(delivery_id, now + ttl, now)
-        return bool(await self.execute(_CLAIM, claim.params))
+        return bool(await self.execute(_CLAIM, _Claim.made_now(delivery_id, ttl).params))
 
     # --- token budget -------------------------------------------------------------------
     async def add_tokens(self, account: str, day: str, tokens: int) -> None:
@@ -362,8 +361,7 @@ class AppDatabase:
         delivery is claimed (None: a delivery already claimed). A process that dies after this
         leaves a queued turn another process adopts; one that dies before it leaves no claim, so
         the platform's redelivery is answered. Same round trip as `enqueue`."""
-        now = time.time()
-        claim = _Claim(delivery_id, now + ttl, now)
+        claim = _Claim.made_now(delivery_id, ttl)
         return await self._turn_queue().enqueue(key, uuid.uuid4().hex, _json(request), claim)
 
     @contextlib.asynccontextmanager
@@ -580,6 +578,12 @@ class _Claim:
     delivery_id: str
     expires: float  # also the claim's mark
     now: float
+
+    @classmethod
+    def made_now(cls, delivery_id: str, ttl: float) -> _Claim:
+        """A claim made now, for `ttl` seconds."""
+        now = time.time()
+        return cls(delivery_id, now + ttl, now)
 
     @property
     def params(self) -> tuple[str, float, float]:

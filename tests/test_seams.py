@@ -158,6 +158,22 @@ async def test_a_turn_stopped_by_shutdown_is_marked_and_resumes_with_a_valid_his
         assert record is not None and record.state == "idle"
 
 
+async def stop_at_its_first_checkpoint(runtime: ConversationRuntime, key: ConversationKey, turn: TurnInput) -> None:
+    """Run `turn` until it writes its first checkpoint, and stop it there, as a process killed at
+    that moment would be (the write never happens; the turn is marked interrupted)."""
+    stuck = asyncio.Event()
+
+    async def never_writes(*args: Any, **kwargs: Any) -> Any:
+        stuck.set()
+        await asyncio.Event().wait()
+
+    runtime.checkpoints.saver.aput = never_writes  # type: ignore[method-assign]
+    tasks = TaskSupervisor()
+    tasks.spawn(collect(runtime.handle(key, turn)), name="turn")
+    await asyncio.wait_for(stuck.wait(), timeout=30)
+    await tasks.close(within=0.1)
+
+
 async def test_a_turn_stopped_before_its_input_was_checkpointed_runs_its_own_request_on_recovery(
     settings: Settings,
 ) -> None:
@@ -169,18 +185,7 @@ async def test_a_turn_stopped_before_its_input_was_checkpointed_runs_its_own_req
         first = await collect(runtime.handle(key, TurnInput.typed("/echo look up apples")))
         assert isinstance(first[-1], Final) and "apples" in first[-1].text
 
-        saver = runtime.checkpoints.saver
-        stuck = asyncio.Event()
-
-        async def never_writes(*args: Any, **kwargs: Any) -> Any:  # the moment the process died
-            stuck.set()
-            await asyncio.Event().wait()
-
-        saver.aput = never_writes  # type: ignore[method-assign]
-        tasks = TaskSupervisor()
-        tasks.spawn(collect(runtime.handle(key, TurnInput.typed("/echo look up pears"))), name="turn")
-        await asyncio.wait_for(stuck.wait(), timeout=30)
-        await tasks.close(within=0.1)
+        await stop_at_its_first_checkpoint(runtime, key, TurnInput.typed("/echo look up pears"))
         record = await runtime.app_db.get_thread(key.thread_id)
         assert record is not None and record.note == "interrupted" and record.turn == 2
 
@@ -197,18 +202,7 @@ async def test_a_first_turn_stopped_before_any_checkpoint_runs_its_request_on_re
     checkpoint at all, so there is nothing to continue from. Recovery runs the request, once."""
     key = ConversationKey.console("stopped-first")
     async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
-        saver = runtime.checkpoints.saver
-        stuck = asyncio.Event()
-
-        async def never_writes(*args: Any, **kwargs: Any) -> Any:  # the moment the process died
-            stuck.set()
-            await asyncio.Event().wait()
-
-        saver.aput = never_writes  # type: ignore[method-assign]
-        tasks = TaskSupervisor()
-        tasks.spawn(collect(runtime.handle(key, TurnInput(text="hello there", command="chat"))), name="turn")
-        await asyncio.wait_for(stuck.wait(), timeout=30)
-        await tasks.close(within=0.1)
+        await stop_at_its_first_checkpoint(runtime, key, TurnInput(text="hello there", command="chat"))
 
     async with await ConversationRuntime.open(settings, agents=[ChatAgent()]) as runtime:
         assert key.thread_id in runtime.interrupted_at_start
