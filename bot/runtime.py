@@ -69,11 +69,12 @@ Adopter = Callable[[ConversationKey, QueuedTurn, bool], None]
 FILES_NOT_KEPT = "files_not_kept"  # a queued request's mark: its files were not kept, it cannot run again
 
 
-def replayable(turn: TurnInput) -> dict[str, Any] | None:
-    """What is kept of a queued turn so another process can run it should this one die first
-    (None: it carries files, which are not kept)."""
-    if turn.attachments:
-        return None
+def replayable(turn: TurnInput, *, files_follow: bool = False) -> dict[str, Any]:
+    """What is kept of a queued turn so another process can run it should this one die first.
+    Files are not kept: a turn with files (or whose files are still to come) keeps only its user
+    and the FILES_NOT_KEPT mark, so whoever adopts it asks for the file again."""
+    if files_follow or turn.attachments:
+        return {"user_id": turn.user_id, FILES_NOT_KEPT: True}
     fields = {f.name: getattr(turn, f.name) for f in dataclasses.fields(turn) if f.name != "attachments"}
     return fields | {"roles": list(turn.roles), "delivery_id": None}
 
@@ -372,7 +373,8 @@ class ConversationRuntime:
                     continue
                 started.add(key)
             elif orphan.turn.request is None:
-                log.warning("turn %s of %s was lost with its process (it carried files)", orphan.turn.seq, key)
+                # Nothing was kept to run it again (a button press, or a recovery the next start redoes).
+                log.warning("turn %s of %s was lost with its process", orphan.turn.seq, key)
                 await self.app_db.drop_turn(orphan.turn)
                 continue
             log.info("adopted turn %s of %s from a process that is gone", orphan.turn.seq, key)
@@ -453,8 +455,7 @@ class ConversationRuntime:
                 if turn.delivery_id is not None and not await self.claim_delivery(turn.delivery_id):
                     return Admission()  # refused once already
                 return Admission(refused=refused)
-            files = files_follow or bool(turn.attachments)  # not kept: the turn cannot run again without them
-            request = {"user_id": turn.user_id, FILES_NOT_KEPT: True} if files else replayable(turn)
+            request = replayable(turn, files_follow=files_follow)
             if turn.delivery_id is None:
                 return Admission(queued=await self.app_db.enqueue(key.thread_id, request))
             queued = await self.app_db.claim_and_enqueue(turn.delivery_id, self.settings.dedupe_ttl, key.thread_id, request)
