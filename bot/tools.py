@@ -36,8 +36,9 @@ from pydantic import BaseModel, ValidationError
 from bot.events import Status
 
 log = logging.getLogger(__name__)
+DEGRADED = "degraded"  # the artifact key of the ToolMessage standing for a tool that failed past its retries
 
-__all__ = ["Admission", "admit", "tool_node"]
+__all__ = ["Admission", "admit", "degraded", "tool_node"]
 
 Execute = Callable[[ToolCallRequest], Awaitable[ToolMessage | Command]]
 
@@ -186,8 +187,14 @@ async def _with_retries(
     return ToolMessage(
         f"{name} failed and returned no result. Tell the user this information is temporarily "
         "unavailable and answer with what you already know.",
-        tool_call_id=request.tool_call["id"], name=name, status="error",
+        tool_call_id=request.tool_call["id"], name=name, status="error", artifact={DEGRADED: True},
     )
+
+
+def degraded(message: ToolMessage) -> bool:
+    """Whether a tool result stands for a tool that failed past its retries: its text is an
+    instruction to a model, never words for the user (an offline planner answers in its own)."""
+    return message.status == "error" and isinstance(message.artifact, dict) and message.artifact.get(DEGRADED) is True
 
 
 def _status(text: str) -> None:

@@ -15,7 +15,7 @@ from langgraph.graph.message import add_messages
 from langgraph.prebuilt import InjectedState, ToolNode
 
 from bot.events import Status
-from bot.tools import admit, tool_node
+from bot.tools import admit, degraded, tool_node
 
 
 class State(TypedDict, total=False):
@@ -151,7 +151,7 @@ async def test_a_failing_tool_is_retried_then_degraded_with_a_status() -> None:
 
     assert attempts == ["Paris"] * 3 and sleeps == [0.05, 0.1]
     message = results["call_hotel_prices_1"]
-    assert message.status == "error"
+    assert message.status == "error" and degraded(message)
     assert message.text.startswith("hotel_prices failed and returned no result.")
     assert statuses == ["hotel prices is unavailable right now; answering with what I have."]
 
@@ -171,6 +171,7 @@ async def test_a_tool_that_recovers_on_retry_answers_normally() -> None:
 
     assert len(attempts) == 2
     assert results["call_flaky_1"].text == "ok Rome" and results["call_flaky_1"].status == "success"
+    assert not degraded(results["call_flaky_1"])
     assert statuses == []
 
 

@@ -25,10 +25,11 @@ from agents.shopping.intents import (
     search_filters,
 )
 from agents.shopping.models import CATALOG_CURRENCY
-from agents.shopping.phrasebook import fulfillment_word, retell, say, spec_text
+from agents.shopping.phrasebook import fulfillment_word, retell, say, spec_text, tool_word
 from agents.shopping.render import display_name, price_text
 from bot.locale import Language, is_japanese
 from bot.offline.model import OfflineRequest, tool_call
+from bot.tools import degraded
 
 STAGE_TOOL_NAMES = {"locate_user", "find_stores", "check_stock", "validate_product", "validate_stock",
                     "choose_fulfillment", "propose_cart_change"}
@@ -116,6 +117,8 @@ def compose(results: list[ToolMessage], text: str) -> str:
     def product(record: dict[str, Any]) -> str:  # a result's `product`, or its Japanese name
         return str(record.get("product_ja") if lang == "ja" and record.get("product_ja") else record.get("product"))
 
+    if degraded(last):
+        return say("unavailable", lang, what=tool_word(last.name or "", lang))
     if "error" in data:
         return say("sorry", lang, error=retell(data, lang))
     name = last.name or ""

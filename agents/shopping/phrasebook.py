@@ -113,6 +113,8 @@ TEXTS: dict[str, dict[Language, str]] = {
     "compare_needs_two": {"en": "Comparing needs at least two products; search first or name them.",
                           "ja": "比較には2つ以上の商品が必要です。先に商品を探すか、商品名を挙げてください。"},
     "reviews_unavailable": {"en": "Review search is not available.", "ja": "レビュー検索は現在利用できません。"},
+    "unavailable": {"en": "Sorry — {what} is not answering right now. Please try again in a moment.",
+                    "ja": "すみません、{what}が現在応答していません。少し時間をおいてもう一度お試しください。"},
     "location_unknown": {"en": "The shopper's location is unknown. Ask which city they are in.",
                          "ja": "現在地がわかりません。どの都市にいらっしゃいますか？"},
     "no_stores_in_city": {"en": "There are no stores in {city}. Stores are in: {cities}.",
@@ -239,6 +241,28 @@ def say(key: str, lang: Language, **values: Any) -> str:
 def sentences(parts: list[str | None], lang: Language) -> str:
     """Sentences one after another: a space between English ones, none between Japanese ones."""
     return ("" if lang == "ja" else " ").join(p for p in parts if p)
+
+
+TOOL_WORDS: dict[str, tuple[str, str]] = {  # a tool, as the shopper knows it: English, Japanese
+    "search_products": ("product search", "商品検索"),
+    "product_details": ("the product information", "商品情報"),
+    "compare_products": ("the product comparison", "商品比較"),
+    "review_search": ("review search", "レビュー検索"),
+    "product_coupons": ("the coupon service", "クーポン"),
+    "view_cart": ("the cart", "カート"),
+    "locate_user": ("the location service", "位置情報"),
+    "find_stores": ("the store finder", "店舗検索"),
+    "check_stock": ("the stock check", "在庫確認"),
+    "validate_product": ("the product check", "商品確認"),
+    "validate_stock": ("the stock check", "在庫確認"),
+    "choose_fulfillment": ("the delivery service", "配送サービス"),
+    "propose_cart_change": ("the cart", "カート"),
+}
+
+
+def tool_word(tool: str, lang: Language) -> str:
+    english, japanese = TOOL_WORDS.get(tool, ("this service", "このサービス"))
+    return japanese if lang == "ja" else english
 
 
 def category_word(category: str, lang: Language) -> str:
