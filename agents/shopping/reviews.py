@@ -34,6 +34,7 @@ from typing import Any, Protocol
 from langchain_core.embeddings import Embeddings
 from pydantic import BaseModel
 from qdrant_client import AsyncQdrantClient, models
+from qdrant_client.http.exceptions import UnexpectedResponse
 
 from agents.shopping.embeddings import embeddings_signature
 from agents.shopping.models import Review
@@ -172,7 +173,11 @@ class ReviewIndex:
         """
         try:
             exists = await self._client.collection_exists(self._collection)
-        except Exception as exc:  # connection refused, DNS, TLS, auth: all surface here first
+        except UnexpectedResponse as exc:  # the server answered, but not with the collection
+            if exc.status_code in (401, 403):
+                raise ReviewIndexError(f"Qdrant at {self._location} refused the API key: check QDRANT_API_KEY") from exc
+            raise ReviewIndexError(f"Qdrant at {self._location} answered HTTP {exc.status_code}") from exc
+        except Exception as exc:  # connection refused, DNS, TLS: all surface here first
             raise ReviewIndexError(f"cannot reach Qdrant at {self._location}: {exc}") from exc
         if not exists:
             return False
