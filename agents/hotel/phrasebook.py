@@ -49,7 +49,13 @@ TEXTS: dict[str, dict[Language, str]] = {
     "looking_up": {"en": "Looking up {names}…", "ja": "{names}を調べています…"},
     "measuring": {"en": "Measuring distances to {landmark}…", "ja": "{landmark}からの距離を測っています…"},
     "found_hotels": {"en": "Found {count} hotels…", "ja": "{count}軒見つかりました…"},
+    "found_no_hotels": {"en": "No hotels found in {city}…", "ja": "{city}には条件に合うホテルが見つかりませんでした…"},
     "found_details": {"en": "Found details for {names}…", "ja": "{names}の詳細が見つかりました…"},
+    "counted": {"en": "Counted hotels in {city} by {by}…", "ja": "{city}のホテルを{by}に数えました…"},
+    "by_district": {"en": "district", "ja": "エリア別"},
+    "by_price_band": {"en": "price band", "ja": "価格帯別"},
+    "by_amenity": {"en": "amenity", "ja": "設備別"},
+    "ranked": {"en": "Ranked {count} hotels by distance to {landmark}…", "ja": "{landmark}に近い順に{count}軒を並べました…"},
     "writing": {"en": "Writing recommendations…", "ja": "おすすめをまとめています…"},
     "which_city": {
         "en": "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`.",

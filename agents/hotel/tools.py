@@ -36,8 +36,7 @@ class ToolResult(BaseModel):
     """What a tool returns: `answer` for the model; everything else for the system."""
 
     answer: str
-    status: str = ""  # shown to the user once the tool has run ("Found 15 hotels…")
-    status_ja: str = ""  # the same for a Japanese request
+    status: str = ""  # shown to the user once the tool has run, in the request's language ("Found 15 hotels…")
     hotels: list[dict[str, Any]] = Field(default_factory=list)  # HotelFacts, ranked
     memory: dict[str, Any] | None = None  # a MemoryEntry summarising this call for later turns
     payload: list[dict[str, Any]] = Field(default_factory=list)  # full records (see for_model)
@@ -222,6 +221,7 @@ def default_stay(tool_context: dict[str, Any], metadata: dict[str, Any], city: s
 
 
 async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context: dict[str, Any]) -> ToolResult:
+    language = language_in(tool_context)
     city = resolve_city(args.city)
     if isinstance(city, ToolResult):
         return city
@@ -288,7 +288,8 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
         answer = f"No hotels available in {city.name} for {label} with these filters. {hint}".strip()
         summary = f"{call} → no hotels available in {city.name} for {label}."
         return ToolResult(
-            answer=" ".join([answer, *notes]), status=f"No hotels found in {city.name}…", hotels=[],
+            answer=" ".join([answer, *notes]),
+            status=say("found_no_hotels", language, city=city_name(city.name, language)), hotels=[],
             memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params, hotel_ids=[])),
             payload=[record(o) for o in offers],
         )
@@ -304,8 +305,7 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
     summary = f"{call} → {len(offers)} hotels found in {city.name} for {label}, {availability}, {span}."
     return ToolResult(
         answer="\n".join(lines),
-        status=say("found_hotels", "en", count=len(available)),
-        status_ja=say("found_hotels", "ja", count=len(available)),
+        status=say("found_hotels", language, count=len(available)),
         hotels=[dict(h) for h in hotels],
         memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params,
                            hotel_ids=[h["id"] for h in hotels])),
@@ -330,6 +330,7 @@ async def _cheapest_hint(store: HotelStore, query: HotelQuery, currency: str) ->
 async def aggregate_hotels(
     args: AggregateHotelsArgs, store: HotelStore, tool_context: dict[str, Any], metadata: dict[str, Any]
 ) -> ToolResult:
+    language = language_in(tool_context)
     city = resolve_city(args.city)
     if isinstance(city, ToolResult):
         return city
@@ -357,7 +358,7 @@ async def aggregate_hotels(
     params = {"city": city.name, "by": args.by, "check_in": check_in.isoformat(), "check_out": check_out.isoformat()}
     return ToolResult(
         answer="\n".join(lines),
-        status=f"Counted hotels in {city.name} by {args.by.replace('_', ' ')}…",
+        status=say("counted", language, city=city_name(city.name, language), by=say(f"by_{args.by}", language)),
         memory=dict(MemoryEntry(tool="aggregate_hotels", summary=summary, params=params, hotel_ids=[])),
         payload=[r.model_dump(mode="json") for r in rows],
     )
@@ -381,6 +382,7 @@ def _known_hotels(metadata: dict[str, Any]) -> list[HotelFacts]:
 async def hotel_details(
     args: HotelDetailsArgs, store: HotelStore, tool_context: dict[str, Any], metadata: dict[str, Any]
 ) -> ToolResult:
+    language = language_in(tool_context)
     currency = shown_currency(tool_context, metadata)
     known = _known_hotels(metadata)
     city = geo.find_city(args.city) if args.city else None
@@ -429,8 +431,7 @@ async def hotel_details(
     names = ", ".join(h["name"] for h in refreshed)
     return ToolResult(
         answer="\n\n".join(lines),
-        status=say("found_details", "en", names=names),
-        status_ja=say("found_details", "ja", names=names_joined([h["name"] for h in refreshed], "ja")),
+        status=say("found_details", language, names=names_joined([h["name"] for h in refreshed], language)),
         hotels=[dict(h) for h in refreshed],
         memory=dict(MemoryEntry(tool="hotel_details", summary=f"hotel_details(names={names}) → details shown.",
                            params={"names": [h["name"] for h in refreshed]},
@@ -459,6 +460,7 @@ def _last_search(metadata: dict[str, Any], city: str) -> dict[str, Any] | None:
 async def hotels_near_landmark(
     args: HotelsNearLandmarkArgs, store: HotelStore, tool_context: dict[str, Any], metadata: dict[str, Any]
 ) -> ToolResult:
+    language = language_in(tool_context)
     city: geo.City | None = None
     if args.city:
         resolved = resolve_city(args.city)
@@ -495,7 +497,7 @@ async def hotels_near_landmark(
     summary = f"hotels_near_landmark(landmark={landmark.name}, city={city.name}) → closest: {names}."
     return ToolResult(
         answer="\n".join(lines),
-        status=f"Ranked {len(pool)} hotels by distance to {landmark.name}…",
+        status=say("ranked", language, count=len(pool), landmark=landmark_name(landmark.name, language)),
         hotels=[dict(h) for h in top],
         memory=dict(MemoryEntry(tool="hotels_near_landmark", summary=summary,
                            params={"landmark": landmark.name, "city": city.name},
@@ -559,9 +561,8 @@ class HotelTool:
             except ValidationError as exc:
                 # Not the model's arguments (those were valid): a failure, retried then degraded.
                 raise RuntimeError(f"{spec.name} failed: {exc}") from exc
-            shown = result.status_ja if language == "ja" and result.status_ja else result.status
-            if shown:
-                runtime.stream_writer(Status(text=shown))
+            if result.status:
+                runtime.stream_writer(Status(text=result.status))
             return ToolMessage(
                 result.for_model(full_records=full_records),
                 artifact={"hotels": result.hotels, "memory": result.memory},
@@ -616,7 +617,7 @@ TOOLS: dict[str, HotelTool] = {
         HotelTool("search_hotels", SearchHotelsArgs, search_hotels,
                   lambda a, lang: say("searching", lang, city=city_name(a.city, lang))),
         HotelTool("aggregate_hotels", AggregateHotelsArgs, aggregate_hotels,
-                  lambda a, lang: say("counting", lang, city=city_name(a.city, lang), by=a.by.replace("_", " "))),
+                  lambda a, lang: say("counting", lang, city=city_name(a.city, lang), by=say(f"by_{a.by}", lang))),
         HotelTool("hotel_details", HotelDetailsArgs, hotel_details,
                   lambda a, lang: say("looking_up", lang, names=names_joined(a.names, lang))),
         HotelTool("hotels_near_landmark", HotelsNearLandmarkArgs, hotels_near_landmark,

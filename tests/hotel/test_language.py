@@ -1,8 +1,11 @@
 """/hotel in the traveller's language and currency: Japanese in, Japanese out (text, cards,
-questions), prices in the currency the traveller searched with beside the hotel's own, the words of
-a request no rule used named back, and the platform's locale as the default currency."""
+questions, progress lines), prices in the currency the traveller searched with beside the hotel's
+own, the words of a request no rule used named back, and the platform's locale as the default
+currency."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 
@@ -75,6 +78,32 @@ async def test_the_progress_of_a_japanese_request_is_said_in_japanese(session: S
     assert session.statuses[-2].endswith("軒見つかりました…")
     await session.say("Osaka this weekend for 2")
     assert session.statuses[-3:] == ["Searching hotels in Osaka…", session.statuses[-2], "Writing recommendations…"]
+
+
+async def test_a_japanese_search_that_finds_nothing_says_so_in_japanese(session: Session) -> None:  # noqa: F811
+    await session.say("ロンドン 来週末 1泊10ドル以下")
+    assert session.statuses[:2] == ["ロンドンのホテルを検索しています…", "ロンドンには条件に合うホテルが見つかりませんでした…"]
+    await session.say("London next weekend under $10")
+    assert session.statuses[:2] == ["Searching hotels in London…", "No hotels found in London…"]
+
+
+async def test_counting_hotels_by_area_is_said_in_japanese(session: Session) -> None:  # noqa: F811
+    await session.say("京都 来週末 エリア別に何軒ありますか")
+    assert session.statuses[:2] == ["京都のホテルを集計しています…", "京都のホテルをエリア別に数えました…"]
+    await session.say("how many hotels in Kyoto by district next weekend")
+    assert session.statuses[:2] == ["Counting hotels in Kyoto by district…", "Counted hotels in Kyoto by district…"]
+
+
+async def test_ranking_by_distance_to_a_landmark_is_said_in_japanese(session: Session) -> None:  # noqa: F811
+    await session.say("京都 来週末 2名")
+    await session.say("清水寺に一番近いのは？")
+    assert session.statuses[0] == "清水寺からの距離を測っています…"
+    ranked = re.fullmatch(r"清水寺に近い順に(\d+)軒を並べました…", session.statuses[1])
+    assert ranked is not None, session.statuses
+    await session.say("Kyoto next weekend for 2")
+    await session.say("which one is closest to Kiyomizu-dera?")
+    assert session.statuses[:2] == ["Measuring distances to Kiyomizu-dera…",
+                                    f"Ranked {ranked[1]} hotels by distance to Kiyomizu-dera…"]
 
 
 async def test_amenities_asked_for_in_japanese_are_searched_for(session: Session) -> None:  # noqa: F811
