@@ -44,12 +44,17 @@ async def open_catalog(settings: Settings) -> Any:
     return await CatalogStore.open(settings.resolved_database_url)
 
 
-async def open_review_index(settings: Settings, shop: ShopSettings) -> Any:
-    from agents.shopping.embeddings import make_embeddings
-    from agents.shopping.reviews import ReviewIndex
+def _review_modules() -> tuple[Any, Any]:
+    from agents.shopping import embeddings, reviews
 
-    return await ReviewIndex.open(
-        embeddings=make_embeddings(shop),
+    return embeddings, reviews
+
+
+async def open_review_index(settings: Settings, shop: ShopSettings) -> Any:
+    # qdrant-client takes most of a second to import: in a thread, so no turn waits on the loop.
+    embeddings, reviews = await asyncio.to_thread(_review_modules)
+    return await reviews.ReviewIndex.open(
+        embeddings=embeddings.make_embeddings(shop),
         path=None if shop.qdrant_url else (shop.qdrant_path or settings.data_dir / "qdrant"),
         url=shop.qdrant_url,
         api_key=shop.qdrant_api_key.get_secret_value() if shop.qdrant_api_key else None,
