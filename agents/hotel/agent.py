@@ -25,6 +25,7 @@ from agents.hotel.seed import seed
 from agents.hotel.settings import HotelSettings
 from agents.hotel.state import new_turn
 from agents.hotel.store import HotelStore
+from agents.hotel.understand import compile_place_patterns
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
 from bot.config import load
 from bot.events import Attachment, Final
@@ -100,6 +101,8 @@ class HotelAgent(AgentDefinition):
             if not await store.is_seeded():
                 prepare = OnFirstUse(lambda: seed_on_first_use(store))
         hotel = deps.agent_settings or self.load_settings()
+        # The offline planner's place patterns, compiled now off the event loop, not by the first request.
+        await asyncio.to_thread(compile_place_patterns)
         return build_graph(deps, store, search_limit=hotel.search_limit, context=self.context, prepare=prepare,
                            tool_records=self.tool_records)
 

@@ -3,7 +3,9 @@ that use earlier results, status events, and helpful answers to bad input."""
 
 from __future__ import annotations
 
+import functools
 import json
+import threading
 from datetime import date, timedelta
 from pathlib import Path
 from typing import Any
@@ -12,6 +14,7 @@ import pytest
 from langchain_core.messages import AIMessage, HumanMessage, ToolMessage
 from langgraph.checkpoint.memory import InMemorySaver
 
+from agents.hotel import understand
 from agents.hotel.agent import HotelAgent
 from agents.hotel.context import build_prompt
 from agents.hotel.enrich import convert
@@ -179,6 +182,29 @@ async def test_a_failing_tool_is_retried_once_then_the_user_is_told(
     assert "search hotels is unavailable right now; answering with what I have." in session.statuses
     assert "temporarily unavailable" in final.text and final.cards == []
     assert (await session.state())["metadata"]["current"]["calls"] == {"search_hotels": 1}
+
+
+async def test_the_place_patterns_are_compiled_off_the_event_loop_before_the_first_request(
+    recording: RecordingStore, offline_settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    compiled_in: list[threading.Thread] = []
+    compile_sights = understand._sight_patterns.__wrapped__
+
+    @functools.cache
+    def sight_patterns() -> Any:
+        compiled_in.append(threading.current_thread())
+        return compile_sights()
+
+    monkeypatch.setattr(understand, "_sight_patterns", sight_patterns)
+    agent = HotelAgent(clock=lambda tz: TODAY, store=recording)
+    deps = AgentDeps(settings=offline_settings, models=ModelProvider(OfflineChatModel(skills=(HotelSkill(),)), offline=True),
+                     checkpointer=InMemorySaver(), app_db=None)  # type: ignore[arg-type]
+    session = Session(agent, await agent.build(deps))
+    assert len(compiled_in) == 1 and compiled_in[0] is not threading.current_thread()  # not the loop's
+
+    await session.say("京都 来週末 清水寺の近く 2名")
+
+    assert len(compiled_in) == 1 and session.tool_calls  # the request used them, compiled already
 
 
 # --- follow-ups ------------------------------------------------------------------------------
