@@ -20,7 +20,7 @@ from typing import Any, TypedDict
 
 import aiohttp
 
-from bench._common import percentile, scratch_settings
+from bench._common import own_database, percentile, scratch_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 ACK_LIMIT = 3.0
@@ -210,12 +210,19 @@ async def main(argv: list[str]) -> int:
         await serve_bot(args.port, args.api_url, args.turn_seconds, args.native_streaming)
         return 0
 
+    async with own_database(os.environ.get("CONCIERGE_DATABASE_URL")) as database_url:
+        env = {**os.environ, "PYTHONPATH": str(ROOT)}
+        if database_url:  # the same fixed DM channels every run: a PostgreSQL run gets a database of its own
+            env["CONCIERGE_DATABASE_URL"] = database_url
+        return await _measure(args, env)
+
+
+async def _measure(args: argparse.Namespace, env: dict[str, str]) -> int:
     from tests.fakes.slack_api import FakeSlackAPI, SlackDelivery
 
     api_port, bot_port = free_port(), free_port()
     api_origin = f"http://127.0.0.1:{api_port}"
     bot_origin = f"http://127.0.0.1:{bot_port}"
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     processes = [
         await asyncio.create_subprocess_exec(
             sys.executable, "-m", "tests.fakes.slack_api", "--port", str(api_port),
