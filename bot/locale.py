@@ -46,3 +46,11 @@ def currency_for_locale(locale: str | None, default: str = "USD") -> str:
     if region.upper() in REGION_CURRENCY:
         return REGION_CURRENCY[region.upper()]
     return LANGUAGE_CURRENCY.get(language.lower(), default)
+
+
+def currency_of(currency: str | None, text: str | None) -> str:
+    """The currency a turn's prices are shown in: the user's (from the platform's locale; USD when
+    it says nothing), except that a request written in Japanese gets yen where it would otherwise
+    get dollars (a terminal without LANG, a Discord DM, a Slack profile set to en-US)."""
+    code = (currency or "USD").upper()
+    return "JPY" if code == "USD" and is_japanese(text) else code

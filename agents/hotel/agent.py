@@ -29,7 +29,7 @@ from agents.hotel.understand import compile_place_patterns
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
 from bot.config import load
 from bot.events import Attachment, Final
-from bot.locale import language_of
+from bot.locale import currency_of, language_of
 
 
 def today_in(timezone: str) -> date:
@@ -110,7 +110,7 @@ class HotelAgent(AgentDefinition):
         today = getattr(turn, "today", None) or self.clock(turn.timezone)
         turn_id = uuid.uuid4().hex[:12]
         tool_context = {
-            "currency": (turn.currency or "USD").upper(),
+            "currency": currency_of(turn.currency, turn.text),  # a Japanese request gets yen, not dollars
             "locale": turn.locale,
             "timezone": turn.timezone,
             "today": today.isoformat(),

@@ -26,7 +26,7 @@ from agents.shopping.tools import ShopServices, status
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, OnFirstUse, TurnInput, WorkerJob
 from bot.config import Settings, load
 from bot.events import Card, Final
-from bot.locale import Language, language_of
+from bot.locale import Language, currency_of, language_of
 
 log = logging.getLogger(__name__)
 
@@ -225,9 +225,7 @@ class ShopAgent(AgentDefinition):
     def turn_input(self, turn: TurnInput) -> dict[str, Any]:
         today = getattr(turn, "today", None) or self.clock(turn.timezone)
         lang = language_of(turn.text)  # the request's, not the platform's: Japanese in, Japanese out
-        currency = (turn.currency or "USD").upper()
-        if lang == "ja" and currency == "USD":
-            currency = "JPY"
+        currency = currency_of(turn.currency, turn.text)
         return {
             "turn": new_turn(turn.text),
             "tool_context": {"user_id": turn.user_id, "currency": currency if currency in RATES else "USD",

@@ -39,6 +39,14 @@ async def test_a_price_in_yen_shows_prices_in_yen_with_the_hotels_own_currency(s
     assert all(h["currency"] == "JPY" for h in follow.data["hotels"])
 
 
+async def test_a_japanese_request_is_shown_yen_when_the_platform_says_dollars_or_nothing(session: Session) -> None:  # noqa: F811
+    final = await session.say("ロンドン 来週末 2名")  # no locale: the turn's currency is the default, USD
+    assert final.cards and all(h["currency"] == "JPY" and h["hotel_currency"] == "GBP" for h in final.data["hotels"])
+    assert all(card.fields["料金"].startswith("¥") and "(£" in card.fields["料金"] for card in final.cards)
+    euros = await session.say("パリ 来週末 2名", currency="EUR")  # a currency the platform knows stays
+    assert all(h["currency"] == "EUR" for h in euros.data["hotels"])
+
+
 async def test_a_japanese_choice_is_asked_in_japanese(session: Session) -> None:  # noqa: F811
     final = await session.say("ロンドンかパリ、来週末")
     assert final.text == "ロンドンとパリ、どちらで探しますか？" and not session.tool_calls
