@@ -39,6 +39,7 @@ from bot.locale import Language, is_japanese, language_of
 from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
 from bot.offline.model import OfflineRequest, tool_call
+from bot.tools import degraded
 
 HOTEL_TOOLS = {"search_hotels", "aggregate_hotels", "hotel_details", "hotels_near_landmark"}
 ANSWER_SCHEMA = "HotelAnswer"
@@ -51,7 +52,6 @@ _HOTEL_LINE = re.compile(r"^(?P<n>\d+)\. (?P<name>.+?) — (?P<rest>.+)$", re.MU
 _RATING = re.compile(r"rating (\d+(?:\.\d+)?)")
 _PRICE = re.compile(r"((?:[A-Z]{3}\s)?[^\s\d,(]*\d[\d,]*(?:\.\d+)?)/night")
 _ASK = re.compile(r"(?:(?<=[.?!])|^)\s*(?:Ask|Tell) the user\b[^.?!]*[.?!]", re.IGNORECASE)
-_FAILED = re.compile(r"^\w+ failed and returned no result")
 
 _NEAR_WORDS = re.compile(
     r"\b(?:near(?:est|er|by)?|close(?:st|r)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
@@ -632,7 +632,7 @@ def relay(results: list[ToolMessage], language: Language = "en") -> str:
         text = _ASK.sub("", message.text).strip()
         if text.startswith("Not run:"):
             continue
-        if _FAILED.match(text):
+        if degraded(message):
             text = say("unavailable", language)
         elif language == "ja":
             text = _retold_ja(text)
