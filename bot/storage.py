@@ -314,7 +314,16 @@ class AppDatabase:
         )
 
     async def update_thread(self, key: str, **fields: Any) -> None:
-        await self.execute(*_thread_update(key, fields))
+        statement = _thread_update(key, fields)
+        if self._pg is not None:
+            # A turn's state changes go where its queue place and lock are: on the turn-lock
+            # connection, where writes of turns running at once share a round trip.
+            queue = self._turn_queue()
+            assert isinstance(queue, _PostgresTurnQueue)
+            with contextlib.suppress(_LockConnectionLost):  # idempotent: on the pool once more
+                await queue.write(*statement)
+                return
+        await self.execute(*statement)
 
     async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
         marks = ", ".join("?" for _ in states)
@@ -775,6 +784,9 @@ class _PostgresTurnQueue(_TurnQueue):
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return (await self._batch([(sql, params, False)]))[0]
+
+    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
+        await self._batch([(sql, params, False)])
 
     async def _batch(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]]:
         """Statements (sql, params, rows as dicts) run in order, each committed before the next

@@ -259,3 +259,23 @@ async def test_turns_go_on_after_the_server_ends_every_connection_of_the_process
             humans = [m.content for m in snapshot.values["messages"] if m.type == "human"]
             assert humans == ["hello", "hello again"]
         assert await _connections(postgres_url, name) >= 1
+
+
+async def test_a_turns_state_is_recorded_even_when_the_turn_lock_connection_was_just_ended(postgres_url: str) -> None:
+    """A turn's state changes ride the turn-lock connection; when the server has just ended it,
+    the change is written through the pool instead, and the next one rides the new connection."""
+    name = f"concierge-test-{uuid.uuid4().hex[:10]}"
+    key = f"console:state-{uuid.uuid4().hex[:8]}"
+    db = await AppDatabase.open(f"{postgres_url}?application_name={name}")
+    try:
+        await db.ensure_thread(key, "console")
+        await db.update_thread(key, state="processing")  # opens the turn-lock connection
+        assert await _end_connections(postgres_url, name) >= 1
+        await db.update_thread(key, state="responding", note="after the cut")
+        record = await db.get_thread(key)
+        assert record is not None and (record.state, record.note) == ("responding", "after the cut")
+        await db.update_thread(key, state="idle", note=None)
+        record = await db.get_thread(key)
+        assert record is not None and (record.state, record.note) == ("idle", None)
+    finally:
+        await db.close()
