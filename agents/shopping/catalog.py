@@ -45,7 +45,7 @@ from agents.shopping.models import (
     Store,
     UserPrefs,
 )
-from agents.shopping.phrasebook import categories_text, say
+from agents.shopping.phrasebook import categories_text, say, usual_spelling
 from agents.shopping.render import money
 from bot.sqldb import Database, DatabaseError, Migration, Transaction, migrate, open_database
 
@@ -166,8 +166,9 @@ _CITY_ALIASES = {
 
 
 def normalize_text(text: str) -> str:
-    """NFKC (full-width → ASCII, half-width kana → full) and case-folded: how terms and queries compare."""
-    return unicodedata.normalize("NFKC", text).casefold()
+    """NFKC (full-width → ASCII, half-width kana → full), case-folded and in the catalog's spelling
+    (ヘッドフォン → ヘッドホン): how terms and queries compare."""
+    return usual_spelling(unicodedata.normalize("NFKC", text).casefold())
 
 
 def _is_cjk(term: str) -> bool:

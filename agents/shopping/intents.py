@@ -13,7 +13,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agents.shopping.phrasebook import say
+from agents.shopping.phrasebook import say, usual_spelling
 from agents.shopping.render import display_name
 from bot.locale import Language, is_japanese
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
@@ -133,7 +133,7 @@ CATEGORY_WORDS: dict[str, tuple[str, ...]] = {
 
 
 def category_of(text: str) -> str | None:
-    lowered = text.lower()
+    lowered = usual_spelling(text.lower())
     for category, words in CATEGORY_WORDS.items():
         if any(re.search(rf"(?<![a-z]){re.escape(w)}", lowered) for w in words):
             return category
@@ -419,7 +419,7 @@ def review_topic(text: str) -> str:
     """What a review question is about, without the question's frame and product reference:
     "what do people say about the battery of the second one?" → "battery"; the whole text when
     nothing is left (a general "any reviews?" asks about everything)."""
-    topic = _REVIEW_FRAME.sub(" ", text)
+    topic = _REVIEW_FRAME.sub(" ", usual_spelling(text))
     topic = _PRODUCT_ID.sub(" ", topic)
     topic = re.sub(r"[?？!！。、,.]+", " ", topic)
     topic = re.sub(r"\s+(?:of|for|on|about)\s*$", "", " ".join(topic.split()), flags=re.IGNORECASE).strip()

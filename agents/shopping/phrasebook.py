@@ -10,6 +10,7 @@ Japanese."""
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -216,6 +217,17 @@ CARD_LABELS: dict[Language, dict[str, str]] = {
            "add": "カートに追加: {name}", "set": "数量を変更: {name}", "remove": "カートから削除: {name}",
            "apply_coupon": "クーポンを適用: {name}"},
 }
+
+
+# Spellings shoppers type for a catalog word (data/spelling_variants.json): ヘッドフォン is ヘッドホン.
+_VARIANTS: dict[str, str] = json.loads(
+    (Path(__file__).parent / "data" / "spelling_variants.json").read_text("utf-8"))["variants"]
+_VARIANT = re.compile("|".join(map(re.escape, sorted(_VARIANTS, key=len, reverse=True))))
+
+
+def usual_spelling(text: str) -> str:
+    """`text` with the catalog's spelling of words also spelt otherwise (イヤフォン → イヤホン)."""
+    return _VARIANT.sub(lambda m: _VARIANTS[m.group(0)], text)
 
 
 # Japanese labels of the catalog's spec keys and commonest values (data/specs_ja.json).

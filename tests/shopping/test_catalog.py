@@ -327,6 +327,17 @@ async def test_search_forgives_plurals_width_and_case(shop: CatalogStore) -> Non
     assert all(p.subcategory == "rice cookers" for p in await shop.search_products("炊飯器", limit=5))
 
 
+async def test_search_reads_the_other_spellings_shoppers_type(shop: CatalogStore) -> None:
+    """ヘッドフォン and イヤフォン are how many people write ヘッドホン and イヤホン, ノイキャン is short for
+    ノイズキャンセリング: each finds what the catalog's spelling finds; スマートフォン is left alone."""
+    for typed, usual in (("ヘッドフォン", "ヘッドホン"), ("ワイヤレスイヤフォン", "ワイヤレスイヤホン")):
+        found = [p.id for p in await shop.search_products(typed, limit=5)]
+        assert found and found == [p.id for p in await shop.search_products(usual, limit=5)]
+    anc = await shop.search_products("予算3万円でノイキャンのヘッドホン", max_price=200, limit=5)
+    assert anc and all(p.specs.get("noise_cancelling") == "active" for p in anc)
+    assert all(p.subcategory == "smartphones" for p in await shop.search_products("スマートフォン", limit=5))
+
+
 async def test_search_terms_cover_names_brands_and_japanese() -> None:
     terms = search_terms(_product(
         "p1", name="Kumo Audio Aria Wireless Earbuds", name_ja="クモ アリア ワイヤレスイヤホン", brand="Kumo Audio",

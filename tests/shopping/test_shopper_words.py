@@ -276,3 +276,12 @@ async def test_a_coupon_that_would_replace_another_says_so_before_it_is_confirme
                           "Apply coupon AUDIO15 to your cart? Reply yes or no."), asked.text
     await say(runtime, "yes", user="c5", thread="c")
     assert (await store.get_cart("c5")).coupon == "AUDIO15"
+
+
+async def test_headphones_spelt_the_other_common_way_are_searched_for(runtime: ConversationRuntime) -> None:
+    """「ノイキャンのヘッドフォン」: the planner reads ヘッドフォン as headphones (audio) and the search finds
+    only noise-cancelling ones, as 「ノイズキャンセリングのヘッドホン」 does."""
+    typed = final(await say(runtime, "/shop 予算3万円でノイキャンのヘッドフォン", user="v1", thread="v1"))
+    usual = final(await say(runtime, "/shop 予算3万円でノイズキャンセリングのヘッドホン", user="v2", thread="v2"))
+    assert typed.data["products"] and [p["id"] for p in typed.data["products"]] == [p["id"] for p in usual.data["products"]]
+    assert all(p["id"].startswith(("headphones-", "earbuds-")) for p in typed.data["products"])
