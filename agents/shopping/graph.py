@@ -52,7 +52,7 @@ from agents.shopping.intents import (
 from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.phrasebook import language, say, sentences
 from agents.shopping.prompts import prompt
-from agents.shopping.render import cart_data, display_name, price_text
+from agents.shopping.render import cart_data, compact, display_name, price_text
 from agents.shopping.state import (
     CHANGE_STAGES,
     GENERAL_STAGES,
@@ -415,6 +415,10 @@ class ShopNodes:
         if turn["intent"] in ("search", "compare") and products and not (
                 turn["intent"] == "compare" and {p["id"] for p in products} <= listed):
             update["shown"] = products
+        cart_lines = ((turn.get("data") or {}).get("cart") or {}).get("items") or []
+        if turn["intent"] == "cart" and cart_lines:  # the list seen last is the cart: "the first one" is its first line
+            found = await (await self.shop.ready()).get_products([i["product_id"] for i in cart_lines])
+            update["shown"] = [compact(p) for p in found]
         current = turn.get("product_id") or (products[0]["id"] if len(products) == 1 else None)
         if current:
             update["current_product_id"] = current

@@ -61,6 +61,7 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"^(?:please\s+)?add\b|^(?:カートに)?追加", 2.0),
         (r"^add\s+(?:[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6})\s*$", 3.0),  # an Add to cart button
         (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\b(?:change|set|update) (?:the )?(?:quantity|qty)\b", 3.0),
+        (r"^(?:please\s+)?(?:remove|delete|take out)\b|^.{0,25}(?:番目|つ目|最初|最後|それ|これ)の?(?:商品)?を?(?:削除|外して|取り除)", 3.0),
         (r"\bset (?:it|them|that|this|the \w+(?: one)?) to \d{1,2}\b|\bmake it \d{1,2}\b", 3.0),
         (r"数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変えて)", 3.0),
         (r"カートに(?:[0-9０-９一二三四五六七八九十]+(?:個|つ|点|台|本|枚)\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
@@ -146,7 +147,7 @@ _UNIT = r"(?:個|つ|点|本|足|台)(?!目)"  # 「2つ目」「2個目」 are 
 _QUANTITY = re.compile(
     rf"\b(?:quantity|qty)\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<s>-?\d{{1,4}}|{_NUMBER_WORDS})\b"  # "quantity of the first to 5"
     rf"|\bset\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<t>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
-    rf"|(?P<n>-?\d{{1,4}})\s*(?:x\b|pcs\b|pieces?\b|units?\b|of\b|{_UNIT})"
+    rf"|(?P<n>-?\d{{1,4}})\s*(?:x\b|pcs\b|pieces?\b|units?\b|pairs?\b|sets?\b|packs?\b|of\b|{_UNIT})"
     rf"|\b(?:add|buy|order|take|get|want|make it|quantity(?: to)?)\s+(?P<m>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
     rf"|(?:数量を?|を)\s*(?P<j>-?\d{{1,4}})\s*{_UNIT}?"
     rf"|(?P<k>{_JA_NUMBER})\s*{_UNIT}",

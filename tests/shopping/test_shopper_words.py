@@ -285,3 +285,25 @@ async def test_headphones_spelt_the_other_common_way_are_searched_for(runtime: C
     usual = final(await say(runtime, "/shop 予算3万円でノイズキャンセリングのヘッドホン", user="v2", thread="v2"))
     assert typed.data["products"] and [p["id"] for p in typed.data["products"]] == [p["id"] for p in usual.data["products"]]
     assert all(p["id"].startswith(("headphones-", "earbuds-")) for p in typed.data["products"])
+
+
+async def test_pairs_are_a_quantity(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, "/shop running shoes under $120", user="p1", thread="p1")).data["products"]
+    asked = final(await say(runtime, "add the first one to my cart, 2 pairs", user="p1", thread="p1"))
+    assert asked.data["pending"] == {"action": "add", "product_id": shown[0]["id"], "quantity": 2}
+
+
+async def test_after_the_cart_is_shown_a_position_means_its_line(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    """"remove the first one" right after "show my cart" is the cart's first line, not the first
+    product of the search before it; 「2番目を削除して」 is its second line."""
+    shown = final(await say(runtime, EN_SEARCH, user="l1", thread="l1")).data["products"]
+    await store.cart_add("l1", shown[2]["id"], 1)
+    await store.cart_add("l1", shown[0]["id"], 1)
+    await say(runtime, "show my cart", user="l1", thread="l1")
+    asked = final(await say(runtime, "remove the first one", user="l1", thread="l1"))
+    assert asked.data["pending"] == {"action": "remove", "product_id": shown[2]["id"], "quantity": 0}
+    await say(runtime, "no", user="l1", thread="l1")
+    asked = final(await say(runtime, "2番目を削除して", user="l1", thread="l1"))
+    assert asked.data["pending"] == {"action": "remove", "product_id": shown[0]["id"], "quantity": 0}
