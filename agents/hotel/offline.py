@@ -510,13 +510,14 @@ class HotelSkill:
                        nights=found.group("nights"), guests=found.group("guests"), available=found.group("n"),
                        picks=picks)
         else:
-            text = say("found", "en", head=head, count=len(hotels), picks=picks)
+            top = "My pick" if len(hotels) == 1 else f"My top {len(hotels)}"
+            text = say("found", "en", head=head, top=top, picks=picks)
             if language == "ja":
                 text = say("english_follows", language, text=text)
         return {"text": text, "hotels": hotels}
 
 
-_FOUND = re.compile(r"^(?P<n>\d+) hotels available in (?P<city>.+?) for .+? \((?P<nights>\d+) nights?, "
+_FOUND = re.compile(r"^(?P<n>\d+) hotels? available in (?P<city>.+?) for .+? \((?P<nights>\d+) nights?, "
                     r"(?P<guests>\d+) guests?\)")
 
 

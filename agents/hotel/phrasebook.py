@@ -48,14 +48,14 @@ TEXTS: dict[str, dict[Language, str]] = {
     "counting": {"en": "Counting hotels in {city} by {by}…", "ja": "{city}のホテルを集計しています…"},
     "looking_up": {"en": "Looking up {names}…", "ja": "{names}を調べています…"},
     "measuring": {"en": "Measuring distances to {landmark}…", "ja": "{landmark}からの距離を測っています…"},
-    "found_hotels": {"en": "Found {count} hotels…", "ja": "{count}軒見つかりました…"},
+    "found_hotels": {"en": "Found {hotels}…", "ja": "{count}軒見つかりました…"},
     "found_no_hotels": {"en": "No hotels found in {city}…", "ja": "{city}には条件に合うホテルが見つかりませんでした…"},
     "found_details": {"en": "Found details for {names}…", "ja": "{names}の詳細が見つかりました…"},
     "counted": {"en": "Counted hotels in {city} by {by}…", "ja": "{city}のホテルを{by}に数えました…"},
     "by_district": {"en": "district", "ja": "エリア別"},
     "by_price_band": {"en": "price band", "ja": "価格帯別"},
     "by_amenity": {"en": "amenity", "ja": "設備別"},
-    "ranked": {"en": "Ranked {count} hotels by distance to {landmark}…", "ja": "{landmark}に近い順に{count}軒を並べました…"},
+    "ranked": {"en": "Ranked {hotels} by distance to {landmark}…", "ja": "{landmark}に近い順に{count}軒を並べました…"},
     "writing": {"en": "Writing recommendations…", "ja": "おすすめをまとめています…"},
     "which_city": {
         "en": "Which city would you like to stay in? For example: `/hotel Paris under $200 next weekend`.",
@@ -72,7 +72,7 @@ TEXTS: dict[str, dict[Language, str]] = {
     },
     "nothing": {"en": "I could not find anything for that.", "ja": "該当するものが見つかりませんでした。"},
     "found": {
-        "en": "{head} My top {count}: {picks}.",
+        "en": "{head} {top}: {picks}.",
         "ja": "{city}で{stay}（{nights}泊・{guests}名）に空室のあるホテルが{available}軒見つかりました。おすすめ: {picks}。",
     },
     "closest": {

@@ -294,18 +294,19 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
             payload=[record(o) for o in offers],
         )
     prices = [convert(o.avg_nightly_price, o.hotel.currency, currency) for o in available]
-    span = f"{format_money(min(prices), currency)}–{format_money(max(prices), currency)}/night"
+    low, high = format_money(min(prices), currency), format_money(max(prices), currency)
+    span = f"{low}/night" if low == high else f"{low}–{high}/night"
     availability = "all available" if len(available) == len(offers) else f"{len(available)} of {len(offers)} available"
-    head = (f"{len(available)} hotels available in {city.name} for {label} "
+    head = (f"{_plural(len(available), 'hotel')} available in {city.name} for {label} "
             f"({_plural((args.check_out - args.check_in).days, 'night')}, {_plural(args.guests, 'guest')}), {span}, sorted by {args.sort}.")
     lines = [head, *(hotel_line(i, h, currency) for i, h in enumerate(hotels[:SHOWN_TO_MODEL], 1))]
     if len(available) > SHOWN_TO_MODEL:
         lines.append(f"(top {SHOWN_TO_MODEL} of {len(available)} shown)")
     lines += notes
-    summary = f"{call} → {len(offers)} hotels found in {city.name} for {label}, {availability}, {span}."
+    summary = f"{call} → {_plural(len(offers), 'hotel')} found in {city.name} for {label}, {availability}, {span}."
     return ToolResult(
         answer="\n".join(lines),
-        status=say("found_hotels", language, count=len(available)),
+        status=say("found_hotels", language, count=len(available), hotels=_plural(len(available), "hotel")),
         hotels=[dict(h) for h in hotels],
         memory=dict(MemoryEntry(tool="search_hotels", summary=summary, params=params,
                            hotel_ids=[h["id"] for h in hotels])),
@@ -497,7 +498,8 @@ async def hotels_near_landmark(
     summary = f"hotels_near_landmark(landmark={landmark.name}, city={city.name}) → closest: {names}."
     return ToolResult(
         answer="\n".join(lines),
-        status=say("ranked", language, count=len(pool), landmark=landmark_name(landmark.name, language)),
+        status=say("ranked", language, count=len(pool), hotels=_plural(len(pool), "hotel"),
+                   landmark=landmark_name(landmark.name, language)),
         hotels=[dict(h) for h in top],
         memory=dict(MemoryEntry(tool="hotels_near_landmark", summary=summary,
                            params={"landmark": landmark.name, "city": city.name},

@@ -148,3 +148,13 @@ def test_amenities_asked_for_and_declined(text: str, amenities: list[str]) -> No
 )
 def test_a_locale_gives_a_default_currency(locale: str, currency: str) -> None:
     assert currency_for_locale(locale) == currency
+
+
+async def test_one_hotel_found_is_said_in_the_singular(session: Session) -> None:  # noqa: F811
+    """"Found 1 hotel…", "1 hotel available …", one price (not "$69–$69") and "My pick" (not "My top 1")."""
+    final = await session.say("Kyoto next weekend with onsen under $100")
+    assert "Found 1 hotel…" in session.statuses
+    assert final.text.startswith("1 hotel available in Kyoto for Jun 14–16, 2030 (2 nights, 2 guests), $69/night,")
+    assert "My pick: " in final.text and "My top" not in final.text
+    more = await session.say("Kyoto next weekend with pool")
+    assert "Found 3 hotels…" in session.statuses and more.text.startswith("3 hotels available") and "My top 3: " in more.text
