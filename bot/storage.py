@@ -321,7 +321,7 @@ class AppDatabase:
             queue = self._turn_queue()
             assert isinstance(queue, _PostgresTurnQueue)
             with contextlib.suppress(_LockConnectionLost):  # idempotent: on the pool once more
-                await queue.write(*statement)
+                await queue._query(*statement)
                 return
         await self.execute(*statement)
 
@@ -784,9 +784,6 @@ class _PostgresTurnQueue(_TurnQueue):
 
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return (await self._batch([(sql, params, False)]))[0]
-
-    async def write(self, sql: str, params: Sequence[Any] = ()) -> None:
-        await self._batch([(sql, params, False)])
 
     async def _batch(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]]:
         """Statements (sql, params, rows as dicts) run in order, each committed before the next
