@@ -9,6 +9,7 @@ import mimetypes
 import os
 import shutil
 import sys
+import unicodedata
 import uuid
 from collections.abc import AsyncIterator, Mapping, Sequence
 from pathlib import Path
@@ -32,18 +33,33 @@ def render_card(card: Card) -> str:
     return "\n".join(lines)
 
 
+def columns(text: str) -> int:
+    """How many terminal columns `text` takes: two for a wide character (kanji, kana, full-width)."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def tail_in(text: str, width: int) -> str:
+    """The end of `text` that fits in `width` columns."""
+    used, start = 0, len(text)
+    while start and used + columns(text[start - 1]) <= width:
+        start -= 1
+        used += columns(text[start])
+    return text[start:]
+
+
 class StatusLine(StatusLineSink):
-    """The terminal's status message: one line rewritten in place on a terminal; elsewhere each
-    new text is a line of its own."""
+    """The terminal's status message: one line rewritten in place on a terminal (never wider than
+    it, counted in columns, so it never wraps onto a line `\r` cannot reach); elsewhere each new
+    text is a line of its own."""
 
     def __init__(self, out: TextIO) -> None:
         self.out, self.live, self.shown = out, out.isatty(), ""
         self.max_chars = shutil.get_terminal_size((100, 20)).columns - 1 if self.live else 100_000
 
     async def edit(self, message_id: str, text: str) -> None:
-        text = " ".join(text.split())[-self.max_chars :]
+        text = tail_in(" ".join(text.split()), self.max_chars)
         if self.live:
-            self.out.write("\r" + text.ljust(len(self.shown)) + "\r" + text)
+            self.out.write("\r" + " " * columns(self.shown) + "\r" + text)
         elif text != self.shown:
             self.out.write(text + "\n")
         self.out.flush()
@@ -51,7 +67,7 @@ class StatusLine(StatusLineSink):
 
     def clear(self) -> None:
         if self.live and self.shown:
-            self.out.write("\r" + " " * len(self.shown) + "\r")
+            self.out.write("\r" + " " * columns(self.shown) + "\r")
             self.out.flush()
         self.shown = ""
 
