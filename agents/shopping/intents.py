@@ -391,7 +391,8 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
     category = category_of(text)
     if category:
         out["category"] = category
-    price = extract_price_range(text, quantity_units=("items", "pcs", "個", "点"))
+    # 「評価4以上」「星4以上」 bound the rating, not the price
+    price = extract_price_range(_JA_RATING.sub(" ", text), quantity_units=("items", "pcs", "個", "点"))
     if price is not None:
         out["currency"] = price.currency or user_currency
         if price.max is not None:
@@ -401,7 +402,17 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
     rating = extract_min_rating(text)
     if rating is not None:
         out["min_rating"] = rating.on_scale(5)
+    elif stars := _STARS.search(text):  # a product's rating is its stars ("4.5 stars and up", 「星4以上」)
+        out["min_rating"] = float(stars.group("v") or stars.group("ja"))
     return out
+
+
+_JA_RATING = re.compile(r"(?:評価|星|★)\s*[1-5](?:\.\d+)?\s*(?:つ)?(?:以上)?")
+_STARS = re.compile(
+    r"(?<![\d.])(?P<v>[1-5](?:\.\d)?)\s*\+?\s*(?:-\s*)?stars?\b(?!\s*(?:hotel|rated))"
+    r"|(?:星|★)\s*(?P<ja>[1-5](?:\.\d)?)\s*(?:以上|つ以上)?",
+    re.IGNORECASE,
+)
 
 
 _REVIEW_FRAME = re.compile(

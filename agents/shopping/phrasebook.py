@@ -67,7 +67,11 @@ TEXTS: dict[str, dict[Language, str]] = {
     # --- the offline model's answers ------------------------------------------------------------------
     "sorry": {"en": "Sorry — {error}", "ja": "すみません、{error}"},
     "no_products": {"en": "No products match that. Try fewer words or a higher budget.",
-                    "ja": "条件に合う商品が見つかりませんでした。条件を緩めてみてください。"},
+                    "ja": "条件に合う商品が見つかりませんでした。予算を上げるか、言葉を減らしてみてください。"},
+    "no_products_rated": {"en": "No products rated {rating} or higher match that. Try a lower rating.",
+                          "ja": "評価{rating}以上で条件に合う商品は見つかりませんでした。評価の条件を下げてみてください。"},
+    "no_products_words": {"en": "No products match that. Try fewer or other words.",
+                          "ja": "条件に合う商品が見つかりませんでした。別の言葉や、より少ない言葉で探してみてください。"},
     "products_found": {"en": "Here are {count} products that match:", "ja": "{count}件見つかりました："},
     "product_line": {"en": "{n}. {name} — {price}, {rating:.1f}/5 ({reviews} reviews)",
                      "ja": "{n}. {name} — {price}、{rating:.1f}/5（レビュー{reviews}件）"},

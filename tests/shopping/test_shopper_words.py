@@ -307,3 +307,31 @@ async def test_after_the_cart_is_shown_a_position_means_its_line(
     await say(runtime, "no", user="l1", thread="l1")
     asked = final(await say(runtime, "2番目を削除して", user="l1", thread="l1"))
     assert asked.data["pending"] == {"action": "remove", "product_id": shown[0]["id"], "quantity": 0}
+
+
+@pytest.mark.parametrize(
+    ("text", "filters"),
+    [
+        ("smartwatches with 4+ stars", {"category": "wearables", "min_rating": 4.0}),
+        ("earbuds 4.5 stars and up", {"category": "audio", "min_rating": 4.5}),
+        ("星4以上のイヤホン", {"category": "audio", "min_rating": 4.0}),
+        ("評価4以上のイヤホン", {"category": "audio", "min_rating": 4.0}),  # 「4以上」 here is no price
+        ("星4以上で1万円以下のイヤホン", {"category": "audio", "currency": "JPY", "max_price": 10000.0, "min_rating": 4.0}),
+        ("5000円以上のイヤホン", {"category": "audio", "currency": "JPY", "min_price": 5000.0}),
+    ],
+)
+def test_a_products_stars_are_its_rating_and_no_price(text: str, filters: dict[str, object]) -> None:
+    from agents.shopping.intents import search_filters
+
+    assert search_filters(text, "JPY") == filters
+
+
+async def test_a_search_that_finds_nothing_says_which_condition_to_loosen(runtime: ConversationRuntime) -> None:
+    rated = final(await say(runtime, "/shop smartwatch rated 4.9+", user="r1", thread="r1"))
+    assert rated.text == "No products rated 4.9 or higher match that. Try a lower rating."
+    budget = final(await say(runtime, "/shop smartwatch under $5", user="r2", thread="r2"))
+    assert budget.text == "No products match that. Try fewer words or a higher budget."
+    words = final(await say(runtime, "/shop looking for a zzyzx quux", user="r3", thread="r3"))
+    assert words.text == "No products match that. Try fewer or other words."
+    ja = final(await say(runtime, "/shop 評価4.9以上のスマートウォッチ", user="r4", thread="r4"))
+    assert ja.text == "評価4.9以上で条件に合う商品は見つかりませんでした。評価の条件を下げてみてください。"
