@@ -39,6 +39,7 @@ from agents.shopping.intents import (
     DETERMINISTIC,
     Intent,
     cart_action,
+    city_name,
     classify,
     compare_targets,
     extract_city,
@@ -159,10 +160,13 @@ class ShopNodes:
         turn["product_id"] = product_id
         if intent == "compare":  # exactly the products named or pointed at, in the shopper's order
             turn["product_ids"], question = compare_targets(text, shown, state.get("current_product_id"), lang)
+        city_note: str | None = None  # said unless a store named in the message says more
         if turn["city"] or turn["fulfillment"]:
             prefs = await store.get_prefs(context["user_id"])
             changes = {k: v for k, v in (("city", turn["city"]), ("fulfillment", turn["fulfillment"])) if v}
             if any(getattr(prefs, k) != v for k, v in changes.items()):
+                if "city" in changes and prefs.city != changes["city"]:
+                    city_note = say("city_saved", lang, city=city_name(changes["city"], lang))
                 if "city" in changes:
                     changes.update(latitude=None, longitude=None, store_id=None)
                 await store.set_prefs(prefs.model_copy(update=changes))
@@ -170,6 +174,9 @@ class ShopNodes:
             turn["store_id"] = asked.id  # the stock answer says what this store has, even none
             if await remember_store(store, context["user_id"], asked):
                 notes.append(say("store_saved", lang, store=asked.name))
+                city_note = None
+        if city_note:
+            notes.append(city_note)
         workflow = WORKFLOW_OF.get(intent, "search")
         turn["workflow"] = workflow
         if question is None and intent == "apply_coupon":

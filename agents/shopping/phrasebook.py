@@ -19,6 +19,7 @@ from bot.locale import Language
 TEXTS: dict[str, dict[Language, str]] = {
     # --- notes before an answer ---------------------------------------------------------------
     "store_saved": {"en": "I'll use {store} as your store.", "ja": "{store}をご利用の店舗として登録しました。"},
+    "city_saved": {"en": "I'll look for stores in {city} from now on.", "ja": "これからは{city}の店舗を探します。"},
     "earlier_change_dropped": {"en": "I did not make the earlier cart change.",
                                "ja": "先ほどのカートの変更は行っていません。"},
     # --- clarifying questions -------------------------------------------------------------------

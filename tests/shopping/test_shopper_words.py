@@ -335,3 +335,17 @@ async def test_a_search_that_finds_nothing_says_which_condition_to_loosen(runtim
     assert words.text == "No products match that. Try fewer or other words."
     ja = final(await say(runtime, "/shop 評価4.9以上のスマートウォッチ", user="r4", thread="r4"))
     assert ja.text == "評価4.9以上で条件に合う商品は見つかりませんでした。評価の条件を下げてみてください。"
+
+
+async def test_a_city_the_shopper_gives_is_acknowledged_once(runtime: ConversationRuntime) -> None:
+    """"I'm in Osaka" on its own gets a word that it was heard; the stock question after it uses
+    Osaka's stores; saying it again says nothing new. A store named by name says only the store."""
+    await say(runtime, EN_SEARCH, user="g1", thread="g1")
+    told = final(await say(runtime, "I'm in Osaka", user="g1", thread="g1"))
+    assert told.text.startswith("I'll look for stores in Osaka from now on.")
+    stock = final(await say(runtime, "is the first one in stock near me?", user="g1", thread="g1"))
+    assert "Concierge Shop Umeda" in stock.text and "from now on" not in stock.text
+    again = final(await say(runtime, "I'm in Osaka", user="g1", thread="g1"))
+    assert "from now on" not in again.text
+    ja = final(await say(runtime, "/shop 大阪にいます", user="g2", thread="g2"))
+    assert ja.text.startswith("これからは大阪の店舗を探します。")
