@@ -96,6 +96,20 @@ class Classification:
     scores: dict[str, float] = field(default_factory=dict)
 
 
+# Asking about a product pointed at ("tell me more about the second one", "what's the cheapest?",
+# 「2番目の詳細」「一番安いのは？」): its details, when the message points at one and names no category.
+_ABOUT = re.compile(
+    r"\btell me (?:more )?about\b|\bmore (?:about|on|info)\b|\bdetails?\b|\bwhat(?:'s| is) (?:the )?|\bwhich(?: one)? is\b"
+    r"|詳細|詳しく|(?:は|って)(?:どれ|何)?[？?]?$",
+    re.IGNORECASE,
+)
+
+
+def _points_at_product(text: str) -> bool:
+    ref = product_reference(text)
+    return bool(ref.product_id or ref.ordinal or ref.pick)
+
+
 def classify(text: str) -> Classification:
     """The intent the rules see in `text`, and whether they are sure."""
     scores: dict[str, float] = {}
@@ -105,6 +119,8 @@ def classify(text: str) -> Classification:
             scores[intent] = score
     if extract_price_range(text) is not None or category_of(text) is not None:
         scores["search"] = scores.get("search", 0.0) + 1.0
+    elif _ABOUT.search(text) and _points_at_product(text):  # "tell me more about the second one"
+        scores["specs"] = scores.get("specs", 0.0) + 2.0
     if "apply_coupon" in scores:
         scores.pop("coupons", None)
     if "purchase" in scores:
@@ -276,7 +292,7 @@ class Reference:
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
 _ORDINALS = re.compile(
-    rf"\b(?:first|top)\s+(?P<count>[2-5]|two|three|four|five)\b(?!\s*(?:[%$¥€£]|stars?|hours?|days?))"  # "the first two"
+    rf"\b(?:the\s+)?(?:first|top)\s+(?P<count>[2-5]|two|three|four|five)\b(?!\s*(?:[%$¥€£]|stars?|hours?|days?|nights?))"  # "the first two"
     r"|(?:最初の|上位)\s*(?P<count_ja>[2-5２-５二三四五])\s*(?:つ|件|個)?"  # 「最初の2つ」「上位3件」
     rf"|\b(?:the\s+)?(?P<w>{_ORDINAL_WORD})\b(?!\s+(?:night|time|of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
     r"|(?:#|\bnumber\s+|\bno\.\s*|\boption\s+)(?P<n>\d{1,2})\b"

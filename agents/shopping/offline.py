@@ -137,7 +137,7 @@ def compose(results: list[ToolMessage], text: str) -> str:
             spec_text(k, v, lang) for k, v in list((data.get("specs") or {}).items())[:8])
         ways = ("、" if lang == "ja" else ", ").join(
             say("way", lang, kind=fulfillment_word(f["kind"], lang),
-                when=say("in_days", lang, days=f["days"]) if f["days"] else say("today", lang),
+                when=say("today" if not f["days"] else "in_a_day" if f["days"] == 1 else "in_days", lang, days=f["days"]),
                 fee=money(f["fee"], data["currency"]) if f["fee"] else say("free", lang))
             for f in data.get("fulfillment") or [])
         variants = ("、" if lang == "ja" else ", ").join(v["label"] for v in data.get("variants") or [])
@@ -153,7 +153,7 @@ def compose(results: list[ToolMessage], text: str) -> str:
         best = max(rows, key=lambda r: r["rating"])
         comma = "、" if lang == "ja" else ", "
         lines = [f"• {display_name(r, lang)}: {money(r['price'], r['currency'])}{comma}{r['rating']:.1f}/5"
-                 + (("；" if lang == "ja" else "; ") + comma.join(spec_text(k, v, lang, sep=" ") for k, v in r["specs"].items())
+                 + (("；" if lang == "ja" else "; ") + comma.join(spec_text(k, v, lang) for k, v in r["specs"].items())
                     if r["specs"] else "")
                  for r in rows]
         return "\n".join([*lines, say("compare_tail", lang, cheapest=display_name(cheapest, lang), best=display_name(best, lang))])

@@ -82,7 +82,8 @@ TEXTS: dict[str, dict[Language, str]] = {
     "variants": {"en": "Variants: {items}.", "ja": "バリエーション: {items}。"},
     "delivery": {"en": "Delivery: {items}.", "ja": "受け取り方法: {items}。"},
     "way": {"en": "{kind} ({when}, {fee})", "ja": "{kind}（{when}、{fee}）"},
-    "in_days": {"en": "{days} day(s)", "ja": "{days}日"},
+    "in_days": {"en": "{days} days", "ja": "{days}日"},
+    "in_a_day": {"en": "1 day", "ja": "1日"},
     "today": {"en": "today", "ja": "当日"},
     "free": {"en": "free", "ja": "無料"},
     "compare_tail": {"en": "Cheapest: {cheapest}. Best rated: {best}.", "ja": "最安: {cheapest}、最高評価: {best}"},
@@ -237,13 +238,25 @@ def usual_spelling(text: str) -> str:
 
 # Japanese labels of the catalog's spec keys and commonest values (data/specs_ja.json).
 _SPECS_JA: dict[str, dict[str, str]] = json.loads((Path(__file__).parent / "data" / "specs_ja.json").read_text("utf-8"))
+_SPECS_EN: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "specs_en.json").read_text("utf-8"))
 
 
-def spec_text(key: str, value: Any, lang: Language, *, sep: str = ": ") -> str:
-    """'battery_hours: 7', or 'バッテリー（時間）: 7' for a Japanese shopper."""
+def spec_text(key: str, value: Any, lang: Language) -> str:
+    """'Battery (hours): 7', or 'バッテリー（時間）: 7' for a Japanese shopper."""
     if lang == "ja":
         return f"{_SPECS_JA['keys'].get(key, key)}: {_SPECS_JA['values'].get(str(value), value)}"
-    return f"{key}{sep}{value}"
+    return f"{spec_label(key)}: {value}"
+
+
+def spec_label(key: str) -> str:
+    """A spec key in English words, its unit last (data/specs_en.json): 'weight_g_per_bud' → 'Weight per bud (g)'."""
+    if key in _SPECS_EN["keys"]:
+        return str(_SPECS_EN["keys"][key])
+    words = key.split("_")
+    units = [_SPECS_EN["units"][w] for w in words[1:] if w in _SPECS_EN["units"]]
+    named = [_SPECS_EN["capitals"].get(w, w) for i, w in enumerate(words) if i == 0 or w not in _SPECS_EN["units"]]
+    text = " ".join(named) + (f" ({', '.join(units)})" if units else "")
+    return text[0].upper() + text[1:]
 
 
 def language(context: dict[str, Any] | None) -> Language:

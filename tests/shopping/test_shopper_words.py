@@ -349,3 +349,29 @@ async def test_a_city_the_shopper_gives_is_acknowledged_once(runtime: Conversati
     assert "from now on" not in again.text
     ja = final(await say(runtime, "/shop 大阪にいます", user="g2", thread="g2"))
     assert ja.text.startswith("これからは大阪の店舗を探します。")
+
+
+async def test_english_details_name_specs_in_words_and_days_as_english_counts_them(runtime: ConversationRuntime) -> None:
+    await say(runtime, EN_SEARCH, user="w1", thread="w1")
+    details = final(await say(runtime, "what's the cheapest?", user="w1", thread="w1"))
+    specs = next(line for line in details.text.splitlines() if line.startswith("Specs: "))
+    assert "_" not in specs and "Battery (hours): " in specs and "Noise cancelling: " in specs, specs
+    assert "day(s)" not in details.text and re.search(r"\b(?:1 day|[2-9] days)\b", details.text), details.text
+    compared = final(await say(runtime, "compare the first two", user="w1", thread="w1"))
+    assert "_" not in compared.text and "Battery (hours): " in compared.text, compared.text
+
+
+async def test_a_product_pointed_at_and_asked_about_gets_its_details(runtime: ConversationRuntime) -> None:
+    shown = final(await say(runtime, EN_SEARCH, user="w2", thread="w2")).data["products"]
+    second = final(await say(runtime, "tell me more about the second one", user="w2", thread="w2"))
+    assert second.data["products"][0]["id"] == shown[1]["id"] and "Specs: " in second.text
+    cheapest = min(shown, key=lambda p: p["price"])
+    asked = final(await say(runtime, "一番安いのは？", user="w2", thread="w2"))
+    assert asked.data["products"][0]["id"] == cheapest["id"] and "仕様: " in asked.text
+
+
+def test_the_first_two_after_the_are_two_positions() -> None:
+    from agents.shopping.intents import ordinals
+
+    assert ordinals("compare the first two") == [1, 2] and ordinals("compare the top three") == [1, 2, 3]
+    assert ordinals("the first one") == [1] and ordinals("the first 2 nights") == [1]
