@@ -26,7 +26,7 @@ from agents.hotel.extract import (
     extract_stars,
     extract_stay,
 )
-from agents.hotel.phrasebook import city_name, joined, landmark_name, not_used, say, stay_ja
+from agents.hotel.phrasebook import AMENITIES_JA, city_name, joined, landmark_name, not_used, say, stay_ja
 from agents.hotel.store import (
     _AMENITY_ALIASES,
     AMENITIES,
@@ -485,7 +485,7 @@ class HotelSkill:
                 hotel_name = head.split(" — ", 1)[0].strip()
                 hotels.append(_pick(hotel_name, head))
             text = content.split("\n\n")[0] if len(blocks) == 1 else content
-            return {"text": say("english_follows", language, text=text), "hotels": hotels}
+            return {"text": _retold_ja(text) if language == "ja" else text, "hotels": hotels}
         lines = list(_HOTEL_LINE.finditer(content))
         if not lines:
             return None
@@ -641,6 +641,43 @@ def relay(results: list[ToolMessage], language: Language = "en") -> str:
     return "\n\n".join(texts) or say("nothing", language)
 
 
+# hotel_details' report of one hotel (tools.hotel_details), to retell in Japanese
+_DETAILS = re.compile(
+    r"(?P<name>[^\n]+?) — (?P<district>[^,\n]*), (?P<city>[^;\n]*); (?P<stars>\d)★, rating (?P<rating>[\d.]+)/5 "
+    r"\((?P<reviews>[\d,]+) reviews\); (?:(?P<night>\S+)/night, total (?P<total>\S+) for (?P<stay>[^\n]+?)"
+    r"|not available for (?P<away>[^\n]+?))\."
+    r"(?:\nAddress: (?P<address>[^\n]+?)\. Amenities: (?P<amenities>[^\n]+?)\.(?:\n(?P<description>(?s:.+)))?)?\Z"
+)
+_STAY = re.compile(
+    r"(?P<m1>[A-Z][a-z]{2}) (?P<d1>\d{1,2})(?:, \d{4})?(?:–| – (?P<m2>[A-Z][a-z]{2}) )(?P<d2>\d{1,2}), \d{4}"
+)
+
+
+def _details_ja(block: str) -> str:
+    found = _DETAILS.match(block)
+    assert found is not None
+    g = found.groupdict()
+    stay = _stay_ja_of(g["stay"] or g["away"])
+    price = (say("details_price", "ja", stay=stay, night=g["night"], total=g["total"]) if g["night"]
+             else say("details_unavailable", "ja", stay=stay))
+    amenities = "、".join(AMENITIES_JA.get(a, a) for a in (g["amenities"] or "").split(", ") if a and a != "none listed")
+    text = say("details", "ja", name=g["name"], city=city_name(g["city"], "ja"), district=g["district"],
+               stars=g["stars"], rating=g["rating"], reviews=g["reviews"], price=price,
+               address=g["address"] or "—", amenities=amenities or "記載なし")
+    return text + ("\n" + say("description_follows", "ja", text=g["description"].strip()) if g["description"] else "")
+
+
+def _stay_ja_of(label: str) -> str:
+    """'Dec 11–13, 2026' → 12月11日〜13日, 'Dec 30, 2026 – Jan 2, 2027' → 12月30日〜1月2日."""
+    found = _STAY.fullmatch(label.strip())
+    if found is None:
+        return label
+    months = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
+    start = f"{months.get(found['m1'], 0)}月{found['d1']}日"
+    end = f"{months.get(found['m2'], 0)}月{found['d2']}日" if found["m2"] else f"{found['d2']}日"
+    return f"{start}〜{end}"
+
+
 _NONE_FOUND = re.compile(r"^No hotels available in (?P<city>.+?) for (?P<label>.+?) with these filters\.\s*")
 _CHEAPEST = re.compile(r"The cheapest available is (?P<name>.+?) at (?P<price>\S+)/night\.")
 _PRICIEST = re.compile(r"The most expensive available is (?P<price>\S+)/night\.")
@@ -648,6 +685,9 @@ _PRICIEST = re.compile(r"The most expensive available is (?P<price>\S+)/night\."
 
 def _retold_ja(text: str) -> str:
     """A tool's English report in Japanese where its shape is known, else after a Japanese lead."""
+    blocks = text.split("\n\n")
+    if all(_DETAILS.match(block) for block in blocks):
+        return "\n\n".join(_details_ja(block) for block in blocks)
     none = _NONE_FOUND.match(text)
     if none is None:
         return say("english_follows", "ja", text=text)

@@ -42,6 +42,15 @@ def stay_ja(check_in: date, check_out: date) -> str:
     return f"{check_in.month}月{check_in.day}日〜{end}"
 
 
+AMENITIES_JA = {  # the store's amenity names, as a Japanese card or answer says them
+    "wifi": "Wi-Fi", "breakfast": "朝食", "air-conditioning": "エアコン", "parking": "駐車場", "pool": "プール",
+    "gym": "ジム", "spa": "スパ", "restaurant": "レストラン", "bar": "バー", "pet-friendly": "ペット可",
+    "airport-shuttle": "空港送迎", "kitchen": "キッチン", "24h-front-desk": "24時間フロント",
+    "family-rooms": "ファミリールーム", "room-service": "ルームサービス", "laundry": "ランドリー",
+    "non-smoking": "禁煙", "accessible": "バリアフリー", "ev-charging": "EV充電", "hot-spring": "温泉",
+}
+
+
 TEXTS: dict[str, dict[Language, str]] = {
     # progress, shown in the status message while the tools run
     "searching": {"en": "Searching hotels in {city}…", "ja": "{city}のホテルを検索しています…"},
@@ -81,6 +90,14 @@ TEXTS: dict[str, dict[Language, str]] = {
     },
     "next": {"en": " Next: {others}.", "ja": "次に近いのは{others}です。"},
     "english_follows": {"en": "{text}", "ja": "検索結果です（詳細は英語のままです）。\n{text}"},
+    "details": {
+        "en": "{text}",
+        "ja": "{name}（{city}・{district}、{stars}つ星）— 評価{rating}/5（レビュー{reviews}件）。{price}\n"
+              "住所: {address}。設備: {amenities}。",
+    },
+    "details_price": {"en": "", "ja": "{stay}：1泊{night}、合計{total}。"},
+    "details_unavailable": {"en": "", "ja": "{stay}は空室がありません。"},
+    "description_follows": {"en": "", "ja": "紹介文（英語）: {text}"},
     "not_used": {
         "en": "(Not used from your message: {words}.)",
         "ja": "（次の言葉は検索条件として使っていません: {words}）",

@@ -158,3 +158,15 @@ async def test_one_hotel_found_is_said_in_the_singular(session: Session) -> None
     assert "My pick: " in final.text and "My top" not in final.text
     more = await session.say("Kyoto next weekend with pool")
     assert "Found 3 hotels…" in session.statuses and more.text.startswith("3 hotels available") and "My top 3: " in more.text
+
+
+async def test_a_japanese_request_for_details_is_answered_in_japanese(session: Session) -> None:  # noqa: F811
+    """The details of a hotel (hotel_details' report) retold in Japanese: stars, rating, the stay's
+    price, address and amenities; only the hotel's own English description is marked as such."""
+    await session.say("京都 来週末 2名")
+    final = await session.say("2番目の詳細")
+    lines = final.text.splitlines()
+    assert re.match(r".+（京都・.+、\dつ星）— 評価\d\.\d/5（レビュー[\d,]+件）。6月14日〜16日：1泊[¥$][\d,]+、合計[¥$][\d,]+。", lines[0])
+    assert lines[1].startswith("住所: ") and "。設備: " in lines[1] and "Amenities" not in final.text
+    assert all(line.startswith("紹介文（英語）: ") for line in lines[2:])
+    assert "英語のまま" not in final.text
