@@ -28,6 +28,8 @@ from langchain_core.runnables import Runnable, RunnableLambda
 from langchain_core.utils.function_calling import convert_to_openai_tool
 from pydantic import BaseModel
 
+from bot.locale import is_japanese
+
 
 @dataclass
 class OfflineRequest:
@@ -86,12 +88,17 @@ def _fallback(request: OfflineRequest) -> AIMessage | dict[str, Any]:
         return _fill_schema(request.schema, text)
     if results:
         return AIMessage(content="\n\n".join(str(m.content) for m in results))
-    return AIMessage(
-        content=(
-            "I'm running on the offline model, which only understands the requests its agents taught "
-            "it. Type /help to see the commands and an example of each."
-        )
-    )
+    return AIMessage(content=FALLBACK_JA if is_japanese(request.last_human) else FALLBACK)
+
+
+FALLBACK = (
+    "I'm running on the offline model, which only understands the requests its agents taught it. "
+    "Type /help to see the commands and an example of each."
+)
+FALLBACK_JA = (
+    "オフラインのモデルで動いているため、各エージェントが教えた依頼しか理解できません。"
+    "/help でコマンドと例を確認できます。"
+)
 
 
 def _fill_schema(schema: dict[str, Any], text: str) -> dict[str, Any]:
