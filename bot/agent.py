@@ -166,6 +166,8 @@ class AgentDefinition(ABC):
     command: str  # "/hotel"
     summary: str  # one line, at most 100 characters (Discord's limit for descriptions)
     usage: str = ""  # what typically follows the command: "Paris under $200 next weekend"
+    summary_ja: str = ""  # the two in Japanese, for a Japanese user's /help (optional)
+    usage_ja: str = ""
     options: tuple[CommandOption, ...] = (QUERY,)
     # Words that route un-commanded text ("find a hotel in Rome") to this agent.
     intent_words: tuple[str, ...] = ()
@@ -199,6 +201,7 @@ class AgentDefinition(ABC):
         return Command(
             name=self.command.lstrip("/"), description=self.summary, usage=self.usage, options=self.options,
             agent=self.name, needs_input=any(o.required for o in self.options),
+            description_ja=self.summary_ja, usage_ja=self.usage_ja,
         )
 
     def cli_commands(self) -> Sequence[CliCommand]:

@@ -8,6 +8,8 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from bot.locale import Language
+
 if TYPE_CHECKING:
     from bot.agent import AgentDefinition, TurnInput
 
@@ -44,17 +46,28 @@ class Command:
     agent: str | None = None
     aliases: tuple[str, ...] = ()
     needs_input: bool = True  # an agent command with nothing after it gets its usage instead
+    description_ja: str = ""  # the same in Japanese, for a Japanese user's help (else the English)
+    usage_ja: str = ""
 
     @property
     def slash(self) -> str:
         return f"/{self.name}"
 
-    def example(self) -> str:
-        return f"{self.slash} {self.usage}".strip()
+    def example(self, language: Language = "en") -> str:
+        usage = self.usage_ja if language == "ja" and self.usage_ja else self.usage
+        return f"{self.slash} {usage}".strip()
+
+    def described(self, language: Language = "en") -> str:
+        return self.description_ja if language == "ja" and self.description_ja else self.description
+
+    def usage_line(self, language: Language = "en") -> str:
+        """The reply to the command without its input."""
+        return f"{'使い方' if language == 'ja' else 'Usage'}: `{self.example(language)}`"
 
 
-RESET = Command("reset", "Start this conversation over", aliases=("new",), needs_input=False)
-HELP = Command("help", "List what I can do", needs_input=False)
+RESET = Command("reset", "Start this conversation over", aliases=("new",), needs_input=False,
+                description_ja="会話を最初からやり直します")
+HELP = Command("help", "List what I can do", needs_input=False, description_ja="できることを一覧にします")
 BUILT_INS = (RESET, HELP)
 
 
@@ -62,7 +75,7 @@ def _check(command: Command) -> None:
     for name in (command.name, *command.aliases, *(o.name for o in command.options)):
         if not _NAME.match(name):
             raise CommandError(f"command or option name {name!r} must match {_NAME.pattern}")
-    for text in (command.description, *(o.description for o in command.options)):
+    for text in (command.description, *(o.description for o in command.options), *filter(None, [command.description_ja])):
         if not 1 <= len(text) <= DESCRIPTION_MAX:
             raise CommandError(f"/{command.name}: descriptions take 1-{DESCRIPTION_MAX} characters: {text!r}")
 
@@ -120,11 +133,13 @@ class CommandTable:
             return TurnInput(text=rest, command=name, **fields)
         return TurnInput(text=line, **fields)
 
-    def help_text(self, only: str | None = None) -> str:
-        """What each command does, in Markdown; `only` narrows it to one command when known."""
+    def help_text(self, only: str | None = None, language: Language = "en") -> str:
+        """What each command does, in Markdown, in `language` where the commands say it in Japanese;
+        `only` narrows it to one command when known."""
         chosen = [c for c in self.commands if only is not None and c is self.get(only)] or list(self.commands)
-        lines = ["Here is what I can do:"] if len(chosen) > 1 else []
+        ja = language == "ja"
+        lines = ["できること:" if ja else "Here is what I can do:"] if len(chosen) > 1 else []
         for command in chosen:
-            example = f" — e.g. `{command.example()}`" if command.usage else ""
-            lines.append(f"• `{command.slash}` — {command.description}{example}")
+            example = f" — {'例:' if ja else 'e.g.'} `{command.example(language)}`" if command.usage else ""
+            lines.append(f"• `{command.slash}` — {command.described(language)}{example}")
         return "\n".join(lines)

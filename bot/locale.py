@@ -54,3 +54,11 @@ def currency_of(currency: str | None, text: str | None) -> str:
     get dollars (a terminal without LANG, a Discord DM, a Slack profile set to en-US)."""
     code = (currency or "USD").upper()
     return "JPY" if code == "USD" and is_japanese(text) else code
+
+
+def language_for(locale: str | None, text: str | None = None) -> Language:
+    """The language to answer in: the text's when it has words ('ja' for kana or kanji), else the
+    user's locale's ('ja-JP', Discord's 'ja')."""
+    if text and text.strip():
+        return language_of(text)
+    return "ja" if (locale or "").lower().startswith("ja") else "en"

@@ -20,7 +20,7 @@ from bot.commands import RESET, Command
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
-from bot.locale import currency_for_locale
+from bot.locale import Language, currency_for_locale, language_for
 from bot.loop import startup_complete
 from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
 from bot.runtime import FILES_NOT_KEPT, Admission, ConversationRuntime, replayed
@@ -126,14 +126,15 @@ class PlatformBot:
             self.tasks.spawn(self.runtime.reset(key), name=f"{self.platform} reset")
             return RESET_DONE
         if found is None or found.agent is None or (found.needs_input and not text and not has_files):
-            return self.usage(found if found is not None and found.agent is not None else None)
+            language = language_for(fields.get("locale"), text)
+            return self.usage(found if found is not None and found.agent is not None else None, language)
         turn = TurnInput(text=text, command=found.name, **fields)
         refusal = self.refusal(turn)
         return turn if refusal is None else self.plain(refusal)
 
-    def usage(self, command: Command | None) -> str:
+    def usage(self, command: Command | None, language: Language = "en") -> str:
         """The reply to an agent command without its input; `None`: to `/help` or an unknown command."""
-        return f"Usage: `{command.example()}`" if command is not None else self.runtime.commands.help_text()
+        return command.usage_line(language) if command is not None else self.runtime.commands.help_text(language=language)
 
     def plain(self, text: str) -> str:
         """Plain words as the platform's markup, for replies outside a turn (`Surface.plain` inside)."""

@@ -45,6 +45,7 @@ from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, TURN_ENDS, ModelProvider
+from bot.locale import language_for
 from bot.loop import startup_complete
 from bot.render import RESUMED, StatusMessage
 from bot.storage import AppDatabase, Checkpoints, HeldThread, OrphanedTurn, QueuedTurn, ThreadRecord
@@ -566,8 +567,9 @@ class ConversationRuntime:
             await self._reset(key)
             yield Final(text="Conversation reset. What would you like to do next?")
             return
+        language = language_for(turn.locale, turn.text)
         if command is HELP:
-            yield Final(text=self.commands.help_text())
+            yield Final(text=self.commands.help_text(language=language))
             return
         if record.note == INTERRUPTED:
             yield Status(text="Your previous request was interrupted by a restart; picking up from where it stopped.")
@@ -575,12 +577,12 @@ class ConversationRuntime:
         if command is not None:
             agent = self._agents[command.agent or ""]
             if command.needs_input and not turn.text and not turn.attachments:
-                yield Failure(kind="bad_input", user_message=f"Usage: `{command.example()}`")
+                yield Failure(kind="bad_input", user_message=command.usage_line(language))
                 return
         else:
             agent = self._agents.get(record.agent or "") or self.route(turn.text)
             if agent is None:
-                yield Final(text=self.commands.help_text())  # no agent claims the text, no small-talk agent
+                yield Final(text=self.commands.help_text(language=language))  # no agent claims it, no small talk
                 return
         graph = await self._graph(agent)
         config = self._config(key, agent, record.generation)

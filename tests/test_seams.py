@@ -17,7 +17,7 @@ from bot.agent import TurnInput
 from bot.commands import Command, CommandError, CommandOption, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.events import Final, Status, StreamEvent
+from bot.events import Failure, Final, Status, StreamEvent
 from bot.history import BoundedStateGraph, add_bounded_messages
 from bot.runtime import ConversationRuntime
 from bot.supervisor import TaskSupervisor
@@ -61,6 +61,37 @@ def test_help_names_every_command_with_an_example_or_just_the_one_asked_about() 
     assert "• `/echo` — echoes, or looks things up — e.g. `/echo TEXT`" in full
     assert all(f"`{c.slash}`" in full for c in table)
     assert table.help_text("/echo").count("•") == 1
+
+
+def test_help_and_usage_in_japanese_where_a_command_says_it_in_japanese() -> None:
+    from agents.registry import registered_agents
+
+    table = CommandTable.of(registered_agents())
+    ja = table.help_text(language="ja")
+    assert ja.startswith("できること:") and "• `/hotel` — 都市・日程・予算などでホテルを探し" in ja
+    assert "例: `/shop ワイヤレスイヤホン 1万円以下`" in ja and "• `/reset` — 会話を最初からやり直します" in ja
+    echo = CommandTable.of([EchoAgent()])  # an agent with no Japanese text is shown in English
+    assert "• `/echo` — echoes, or looks things up — 例: `/echo TEXT`" in echo.help_text(language="ja")
+    shop = table.get("shop")
+    assert shop is not None and shop.usage_line("ja") == "使い方: `/shop ワイヤレスイヤホン 1万円以下`"
+    assert shop.usage_line() == "Usage: `/shop wireless earbuds under $100`"
+    with pytest.raises(CommandError, match="descriptions take"):
+        CommandTable((Command("ok", "fine", description_ja="長" * 101),))
+
+
+async def test_help_is_in_the_users_language(settings: Settings) -> None:
+    from agents.registry import registered_agents
+
+    async with await ConversationRuntime.open(settings, agents=registered_agents()) as runtime:
+        async def last(turn: TurnInput, thread: str) -> StreamEvent:
+            return [e async for e in runtime.handle(ConversationKey.console(thread), turn)][-1]
+
+        ja = await last(TurnInput(text="", command="help", locale="ja-JP"), "h1")
+        en = await last(TurnInput(text="", command="help", locale="en-US"), "h2")
+        assert isinstance(ja, Final) and ja.text.startswith("できること:")
+        assert isinstance(en, Final) and en.text.startswith("Here is what I can do:")
+        usage = await last(TurnInput(text="", command="hotel", locale="ja"), "h3")
+        assert isinstance(usage, Failure) and usage.user_message == "使い方: `/hotel 京都 来週末 2名 1泊2万円以下`"
 
 
 # --- history windows -----------------------------------------------------------------------------

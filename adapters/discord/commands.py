@@ -16,6 +16,7 @@ def command_schema(command: Command) -> dict[str, Any]:
     return {
         "name": command.name,
         "description": command.description,
+        **({"description_localizations": {"ja": command.description_ja}} if command.description_ja else {}),
         "type": 1,
         "options": [
             {"type": ATTACHMENT if o.kind == "file" else STRING, "name": o.name, "description": o.description,

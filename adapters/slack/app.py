@@ -35,6 +35,7 @@ from bot.agent import IncomingFile, TurnInput
 from bot.commands import Command, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
+from bot.locale import Language
 from bot.platform import PlatformBot, Profiles, locale_fields, require_settings
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
@@ -145,12 +146,14 @@ def from_slack_text(text: str, bot_user_id: str | None) -> str:
     return html.unescape(text).strip()
 
 
-def usage_help(commands: CommandTable, command: str | None = None) -> str:
+def usage_help(commands: CommandTable, command: str | None = None, language: Language = "en") -> str:
     """Ephemeral help for an empty or unknown command, in mrkdwn."""
-    return to_mrkdwn(commands.help_text(command)) + (
-        "\nEvery command starts a thread; reply there to continue (no mention needed). "
+    return to_mrkdwn(commands.help_text(command, language)) + ("\n" + (
+        "コマンドごとにスレッドが始まります。続きはそのスレッドに返信してください（メンション不要）。"
+        "どこでもメンションするか、ダイレクトメッセージでも話しかけられます。" if language == "ja" else
+        "Every command starts a thread; reply there to continue (no mention needed). "
         "You can also mention me anywhere, or write to me directly."
-    )
+    ))
 
 
 def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
@@ -375,8 +378,8 @@ class SlackBot(PlatformBot):
         if arrived is not None:
             self.tasks.spawn(self.answer(self.surface(place), place.key, arrived), name=name)
 
-    def usage(self, command: Command | None) -> str:
-        return usage_help(self.runtime.commands, command.name if command is not None else None)
+    def usage(self, command: Command | None, language: Language = "en") -> str:
+        return usage_help(self.runtime.commands, command.name if command is not None else None, language)
 
     def plain(self, text: str) -> str:
         return escape(text)

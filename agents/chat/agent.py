@@ -18,6 +18,8 @@ class ChatAgent(AgentDefinition):
     command = "/chat"
     summary = "Small talk and questions about what I can do"
     usage = "what can you do?"
+    summary_ja = "雑談と、できることについての質問"
+    usage_ja = "何ができますか？"
     options = (CommandOption("message", "Say anything"),)
     fallback = True
     # One step a turn: its checkpoint is written once, as the run ends (a crashed turn runs again).

@@ -49,6 +49,8 @@ class HotelAgent(AgentDefinition):
     command = "/hotel"
     summary = "Find hotels by city, dates, budget and more, then ask follow-ups"
     usage = "Paris under $200 next weekend"
+    summary_ja = "都市・日程・予算などでホテルを探し、続けて質問できます"
+    usage_ja = "京都 来週末 2名 1泊2万円以下"
     intent_words = ("hotel", "stay", "room", "night", "accommodation", "hostel", "ホテル", "宿", "泊")
     narrates_tools = True  # "Searching hotels in Osaka…" / 「大阪のホテルを検索しています…」, not tool names
     settings_model = HotelSettings

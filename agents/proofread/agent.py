@@ -24,6 +24,8 @@ class ProofreadAgent(AgentDefinition):
     command = "/proofread"
     summary = "Proofread a Markdown tech article (Zenn, Qiita or plain; Japanese or English)"
     usage = "<article text>, or attach a .md file; then “explain issue 3” or send a new version"
+    summary_ja = "Markdownの技術記事（Zenn・Qiitaなど、日本語・英語）を校正します"
+    usage_ja = "<記事の本文>、または .md ファイルを添付。続けて「3番目の指摘を説明して」や新しい版を送れます"
     options = (
         CommandOption("article", "The Markdown article (or attach it as a file)", required=False),
         CommandOption("file", "The article as a .md file", kind="file", required=False),

@@ -120,6 +120,8 @@ class ShopAgent(AgentDefinition):
     command = "/shop"
     summary = "Find products, read reviews, check stock near you, use coupons and fill your cart"
     usage = "wireless earbuds under $100"
+    summary_ja = "商品探し、レビュー、近くの店舗の在庫、クーポン、カート"
+    usage_ja = "ワイヤレスイヤホン 1万円以下"
     intent_words = (
         "buy", "cart", "coupon", "in stock", "earbuds", "headphones", "laptop", "shoes", "sneakers",
         "product", "shopping", "review", "カート", "買", "イヤホン", "クーポン", "在庫", "商品",

@@ -123,6 +123,16 @@ async def test_an_empty_command_gets_a_private_usage_reply_and_starts_nothing(ap
     assert not api.threads
 
 
+async def test_an_empty_command_from_a_japanese_client_gets_its_usage_in_japanese(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start()
+    interaction = api.slash_command("help", locale="ja")
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    await api.wait_for(lambda: api.interactions[interaction["id"]].original_id)
+    await run.settle()
+    reply = api.message(api.interactions[interaction["id"]].original_id)  # type: ignore[arg-type]
+    assert reply.ephemeral and reply.content.startswith("できること:") and "• `/reset` — 会話を最初からやり直します" in reply.content
+
+
 async def test_reset_and_help_are_answered_privately_and_start_no_thread(api: FakeDiscordAPI, start: Start) -> None:
     run = await start()
     replies = []
@@ -205,6 +215,7 @@ async def test_command_sync_sends_every_command_in_the_table(api: FakeDiscordAPI
     assert set(sent) == {c["name"] for c in expected} == {"hotel", "proofread", "confirm", "reset", "help"}
     assert [o["type"] for o in sent["proofread"]["options"]] == [3, 11]  # the article as text or a file
     assert sent["hotel"]["options"][0]["required"] is True
+    assert sent["reset"]["description_localizations"] == {"ja": "会話を最初からやり直します"}  # Japanese clients show it
     assert await sync_commands(app) == 0
     assert {c["name"] for c in api.commands} == set(sent)
 
