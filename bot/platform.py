@@ -61,11 +61,16 @@ def locale_fields(locale: str | None, timezone: str | None = None) -> dict[str, 
 
 
 class Profiles:
-    """Users' turn fields (`locale_fields`), fetched from the platform once per `ttl` seconds."""
+    """Users' turn fields (`locale_fields`), fetched from the platform once per `ttl` seconds;
+    `known` gives what is kept without asking (for an answer that cannot wait for the platform)."""
 
     def __init__(self, fetch: Callable[[str], Awaitable[dict[str, str]]], ttl: float = PROFILE_TTL) -> None:
         self.fetch, self.ttl = fetch, ttl
         self._kept: dict[str, tuple[float, dict[str, str]]] = {}  # user → (fetched at, fields)
+
+    def known(self, user_id: str) -> dict[str, str]:
+        cached = self._kept.get(user_id)
+        return cached[1] if cached is not None and time.monotonic() - cached[0] < self.ttl else {}
 
     async def __call__(self, user_id: str) -> dict[str, str]:
         cached, now = self._kept.get(user_id), time.monotonic()

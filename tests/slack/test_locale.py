@@ -35,3 +35,20 @@ async def test_without_the_scope_the_defaults_stay(make_harness: HarnessFactory,
     sections = await _hotel_cards(harness, "Paris next weekend", "U0ALICE")
     prices = [f["text"] for s in sections for f in s["fields"] if f["text"].startswith("*Price*")]
     assert prices and all("$" in p for p in prices)
+
+
+async def test_a_japanese_slack_users_empty_command_gets_japanese_usage_once_their_locale_is_known(
+    make_harness: HarnessFactory, slack_api: FakeSlackAPI
+) -> None:
+    """An empty command is answered at once, before Slack's 3 s: in the user's language when the
+    bot already knows it (their profile, kept an hour), in English before it has ever asked."""
+    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
+                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    harness = await make_harness(registered=True)
+    first = (await harness.slack.command("/shop", " ", user="U0KENJI")).json()
+    assert first["text"].startswith("• `/shop` — Find products")  # not known yet: nothing is fetched before the ack
+    await _hotel_cards(harness, "Paris next weekend", "U0KENJI")  # a turn learns the profile
+    later = (await harness.slack.command("/shop", " ", user="U0KENJI")).json()
+    assert later["response_type"] == "ephemeral" and later["text"].startswith("• `/shop` — 商品探し")
+    assert "例: `/shop ワイヤレスイヤホン 1万円以下`" in later["text"]
+    assert "スレッド" in later["text"]
