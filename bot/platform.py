@@ -43,6 +43,11 @@ RESET_ELSEWHERE = (
 )
 
 
+def asked_line(mention: str, command_line: str, text: str) -> str:
+    """A command's root message, who asked what, in the language the request is written in."""
+    return f"{mention} さんの依頼: {command_line}" if language_for(None, text) == "ja" else f"{mention} asked {command_line}"
+
+
 def require_settings(settings: Settings, platform: str, needed: dict[str, str]) -> dict[str, str]:
     """The secret values of the settings in `needed` (environment name → where to find the value);
     one ConfigError naming every one that is unset, so an operator fixes them all in one go."""

@@ -18,7 +18,7 @@ from bot.agent import IncomingFile, TurnInput
 from bot.attachments import FileRejected, check_text_file, download_text_file
 from bot.config import Settings
 from bot.conversation import ConversationKey
-from bot.platform import PlatformBot, locale_fields
+from bot.platform import PlatformBot, asked_line, locale_fields
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
 
@@ -129,7 +129,7 @@ class DiscordBot(PlatformBot):
             except FileRejected as rejected:
                 await interaction.edit_original_response(content=f"⚠️ {rejected}")
                 return
-        asked = f"<@{interaction.user.id}> asked `/{turn.command} {turn.text}`"[:1900]
+        asked = asked_line(f"<@{interaction.user.id}>", f"`/{turn.command} {turn.text}`", turn.text)[:1900]
         root = await interaction.edit_original_response(content=asked, allowed_mentions=discord.AllowedMentions.none())
         channel: Any = interaction.channel
         if interaction.guild_id is not None:

@@ -36,7 +36,7 @@ from bot.commands import Command, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
 from bot.locale import Language
-from bot.platform import PlatformBot, Profiles, locale_fields, require_settings
+from bot.platform import PlatformBot, Profiles, asked_line, locale_fields, require_settings
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
 from bot.supervisor import AckFirst
@@ -290,7 +290,7 @@ class SlackBot(PlatformBot):
             log.info("repeated Slack command ignored")
             return
         turn = turn.but(**await self.profile(place.user_id))
-        asked = f"{user_link(place.user_id)} asked {quote_command(f'/{turn.command}', turn.text)}"
+        asked = asked_line(user_link(place.user_id), quote_command(f"/{turn.command}", turn.text), turn.text)
         try:
             root = await self.client.chat_postMessage(channel=place.channel, text=asked, unfurl_links=False)
         except SlackApiError as exc:

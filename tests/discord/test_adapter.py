@@ -133,6 +133,16 @@ async def test_an_empty_command_from_a_japanese_client_gets_its_usage_in_japanes
     assert reply.ephemeral and reply.content.startswith("できること:") and "• `/reset` — 会話を最初からやり直します" in reply.content
 
 
+async def test_a_japanese_command_is_announced_in_japanese(api: FakeDiscordAPI, start: Start) -> None:
+    run = await start([CardsAgent()])
+    interaction = api.slash_command("hotel", {"query": "京都 来週末"}, locale="ja")
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    await answered(api, interaction, "Turn 1")
+    await run.settle()
+    root = api.message(api.interactions[interaction["id"]].original_id)  # type: ignore[arg-type]
+    assert root.content.endswith("さんの依頼: `/hotel 京都 来週末`")
+
+
 async def test_reset_and_help_are_answered_privately_and_start_no_thread(api: FakeDiscordAPI, start: Start) -> None:
     run = await start()
     replies = []

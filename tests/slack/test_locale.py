@@ -52,3 +52,12 @@ async def test_a_japanese_slack_users_empty_command_gets_japanese_usage_once_the
     assert later["response_type"] == "ephemeral" and later["text"].startswith("• `/shop` — 商品探し")
     assert "例: `/shop ワイヤレスイヤホン 1万円以下`" in later["text"]
     assert "スレッド" in later["text"]
+
+
+async def test_a_japanese_command_is_announced_in_japanese(make_harness: HarnessFactory) -> None:
+    harness = await make_harness(registered=True)
+    await harness.slack.command("/hotel", "京都 来週末 2名", user="U0ALICE")
+    await harness.slack.command("/hotel", "Kyoto next weekend", user="U0ALICE")
+    await harness.settle()
+    roots = [m.text for m in harness.api.channel_messages("C0GENERAL") if m.text.startswith("<@U0ALICE>")]
+    assert sorted(roots) == ["<@U0ALICE> asked `/hotel Kyoto next weekend`", "<@U0ALICE> さんの依頼: `/hotel 京都 来週末 2名`"]
