@@ -16,6 +16,7 @@ from pydantic_settings import BaseSettings
 from bot.commands import BUILT_INS, QUERY, Command, CommandOption, CommandTable
 from bot.config import load
 from bot.events import Attachment, Final
+from bot.locale import Language
 
 if TYPE_CHECKING:
     from langgraph.checkpoint.base import BaseCheckpointSaver
@@ -31,7 +32,15 @@ Durability = Literal["async", "exit"]
 
 
 class BadInput(Exception):
-    """Raised by an agent for input it refuses; the message is shown to the user verbatim."""
+    """Raised for input the bot refuses; the message is shown to the user verbatim, or `ja` to a
+    Japanese user (`said`)."""
+
+    def __init__(self, message: str, *, ja: str = "") -> None:
+        super().__init__(message)
+        self.ja = ja
+
+    def said(self, language: Language) -> str:
+        return self.ja if language == "ja" and self.ja else str(self)
 
 
 @dataclass(frozen=True)
@@ -45,11 +54,13 @@ class IncomingFile:
     def text(self) -> str:
         """The file as UTF-8 text; BadInput for binary or non-UTF-8 content."""
         if b"\x00" in self.content[:8192]:
-            raise BadInput(f"`{self.filename}` looks like a binary file; please attach a text file.")
+            raise BadInput(f"`{self.filename}` looks like a binary file; please attach a text file.",
+                           ja=f"`{self.filename}` はバイナリファイルのようです。テキストファイルを添付してください。")
         try:
             return self.content.decode("utf-8")
         except UnicodeDecodeError:
-            raise BadInput(f"`{self.filename}` is not valid UTF-8 text.") from None
+            raise BadInput(f"`{self.filename}` is not valid UTF-8 text.",
+                           ja=f"`{self.filename}` は UTF-8 のテキストではありません。") from None
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,8 @@ TEXT_MIME_PREFIXES = ("text/markdown", "text/x-markdown", "text/plain")
 DOWNLOAD_TIMEOUT = 20.0
 
 
-class FileRejected(Exception):
-    """A file the bot will not read; the message is shown to the user."""
+class FileRejected(BadInput):
+    """A file the bot will not read; the message (`said` in the user's language) is shown to the user."""
 
 
 def human_size(size: int) -> str:
@@ -33,12 +33,16 @@ def check_text_file(name: str, size: int | None, *, max_bytes: int, mime: str = 
     suffix = PurePosixPath(name.lower()).suffix
     mime, kind = mime.lower(), kind.lower()
     if not (suffix in TEXT_SUFFIXES or (not suffix and (kind in TEXT_KINDS or mime.startswith(TEXT_MIME_PREFIXES)))):
+        kind_named = label or kind.upper() or mime or "unknown type"
         raise FileRejected(
-            f"`{name}` is not a Markdown or text file ({label or kind.upper() or mime or 'unknown type'}). "
-            "I can read Markdown (`.md`) or plain-text (`.txt`) files."
+            f"`{name}` is not a Markdown or text file ({kind_named}). "
+            "I can read Markdown (`.md`) or plain-text (`.txt`) files.",
+            ja=f"`{name}` は Markdown やテキストのファイルではありません（{kind_named}）。"
+               "読めるのは Markdown（`.md`）かテキスト（`.txt`）のファイルです。",
         )
     if size is not None and size > max_bytes:
-        raise FileRejected(f"`{name}` is {human_size(size)}; the limit is {human_size(max_bytes)}.")
+        raise FileRejected(f"`{name}` is {human_size(size)}; the limit is {human_size(max_bytes)}.",
+                           ja=f"`{name}` は {human_size(size)} あります。上限は {human_size(max_bytes)} です。")
 
 
 async def download_text_file(
@@ -52,20 +56,25 @@ async def download_text_file(
             url, headers=headers, timeout=aiohttp.ClientTimeout(total=DOWNLOAD_TIMEOUT), allow_redirects=False
         ) as resp:
             if resp.status != 200:
-                raise FileRejected(f"Downloading `{name}` failed (HTTP {resp.status}). Please try again.")
+                raise FileRejected(f"Downloading `{name}` failed (HTTP {resp.status}). Please try again.",
+                                   ja=f"`{name}` のダウンロードに失敗しました（HTTP {resp.status}）。もう一度お試しください。")
             if resp.content_type == "text/html" and not name.lower().endswith((".html", ".htm")):
                 # A sign-in page instead of the file: the bot may not read it.
-                raise FileRejected(f"I'm not allowed to download `{name}` (the app lacks the permission to read files).")
+                raise FileRejected(f"I'm not allowed to download `{name}` (the app lacks the permission to read files).",
+                                   ja=f"`{name}` をダウンロードできません（ファイルを読む権限がアプリにありません）。")
             content = bytearray()
             async for chunk in resp.content.iter_chunked(64 * 1024):
                 content.extend(chunk)
                 if len(content) > max_bytes:
-                    raise FileRejected(f"`{name}` is larger than {human_size(max_bytes)}, the limit.")
+                    raise FileRejected(f"`{name}` is larger than {human_size(max_bytes)}, the limit.",
+                                       ja=f"`{name}` は上限の {human_size(max_bytes)} を超えています。")
     except (aiohttp.ClientError, TimeoutError) as exc:
-        raise FileRejected(f"Downloading `{name}` failed ({type(exc).__name__}). Please try again.") from exc
+        raise FileRejected(f"Downloading `{name}` failed ({type(exc).__name__}). Please try again.",
+                           ja=f"`{name}` のダウンロードに失敗しました（{type(exc).__name__}）。もう一度お試しください。") from exc
     file = IncomingFile(filename=name, content=bytes(content), mime_type=mime)
     try:
         file.text()
     except BadInput as exc:  # binary or not UTF-8
-        raise FileRejected(f"{exc} Please share a Markdown or text file saved as UTF-8.") from None
+        raise FileRejected(f"{exc} Please share a Markdown or text file saved as UTF-8.",
+                           ja=f"{exc.said('ja')} Markdown かテキストのファイルを UTF-8 で保存して送ってください。") from None
     return file

@@ -219,18 +219,21 @@ class PlatformBot:
     # --- turns -----------------------------------------------------------------------------------
     async def fetch_file(self, meta: Any) -> IncomingFile:
         """One attached file, checked and downloaded; FileRejected (shown to the user) if refused."""
-        raise FileRejected("I can't read files here.")
+        raise FileRejected("I can't read files here.", ja="ここではファイルを読めません。")
 
     async def fetch_files(self, files: Iterable[Any]) -> tuple[IncomingFile, ...]:
         """Attached files fetched one by one; FileRejected for the first one refused."""
         return tuple([await self.fetch_file(meta) for meta in files])
 
-    async def attachments(self, files: Iterable[Any], surface: Surface) -> tuple[IncomingFile, ...] | None:
-        """Attached files fetched one by one; None, the user told why on `surface`, if one is refused."""
+    async def attachments(
+        self, files: Iterable[Any], surface: Surface, language: Language = "en"
+    ) -> tuple[IncomingFile, ...] | None:
+        """Attached files fetched one by one; None, the user told why on `surface` (in `language`),
+        if one is refused."""
         try:
             return await self.fetch_files(files)
         except FileRejected as rejected:
-            await surface.post(f"⚠️ {surface.plain(str(rejected))}")
+            await surface.post(f"⚠️ {surface.plain(rejected.said(language))}")
             return None
 
     async def message(
@@ -285,9 +288,9 @@ class PlatformBot:
     async def _complete(self, surface: Surface, arrived: ArrivedMessage) -> TurnInput | None:
         """The admitted turn with its files and the user's profile; None, the user told why, if a
         file is refused."""
-        turn = arrived.turn
+        turn = arrived.turn.but(**await self.profile(arrived.turn.user_id))  # its locale says a refusal's language
         if arrived.files:
-            attachments = await self.attachments(arrived.files, surface)
+            attachments = await self.attachments(arrived.files, surface, language_for(turn.locale, turn.text))
             if attachments is None:
                 return None
             turn = turn.but(attachments=attachments)
@@ -295,7 +298,7 @@ class PlatformBot:
             if problem is not None:
                 await self.render(surface, _events(problem))
                 return None
-        return turn.but(**await self.profile(turn.user_id))
+        return turn
 
     async def press(
         self, surface: Surface, key: ConversationKey, value: str, *, origin: TurnInput,

@@ -511,26 +511,28 @@ class ConversationRuntime:
 
     # --- a turn -------------------------------------------------------------------------
     def _check_input(self, turn: TurnInput, *, files_follow: bool = False) -> str | None:
+        """Why the turn cannot be taken, in the user's language; None when it can."""
         text, attachments = turn.text, turn.attachments
+        ja = language_for(turn.locale, text) == "ja"
+        size, limit = len(text.encode("utf-8", "surrogatepass")) // 1000, self.settings.max_input_bytes // 1000
         if not text.strip() and not attachments and not turn.command and not files_follow:
-            return "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`."
+            return ("メッセージが空です。`/hotel 京都 来週末` のように依頼を書くか、`/help` と送ってください。" if ja else
+                    "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`.")
         if len(text.encode("utf-8", "surrogatepass")) > self.settings.max_input_bytes:
-            return (
-                f"Your message is too long ({len(text.encode('utf-8', 'surrogatepass')) // 1000} KB); "
-                f"the limit is {self.settings.max_input_bytes // 1000} KB. Attach it as a file instead."
-            )
+            return (f"メッセージが長すぎます（{size} KB）。上限は {limit} KB です。ファイルとして添付してください。" if ja else
+                    f"Your message is too long ({size} KB); the limit is {limit} KB. Attach it as a file instead.")
         if "\x00" in text:
-            return "Your message contains binary data; please send plain text."
+            return ("メッセージにバイナリデータが含まれています。テキストで送ってください。" if ja else
+                    "Your message contains binary data; please send plain text.")
         for file in attachments:
             if len(file.content) > self.settings.max_attachment_bytes:
-                return (
-                    f"`{file.filename}` is too large ({len(file.content) // 1000} KB); "
-                    f"the limit is {self.settings.max_attachment_bytes // 1000} KB."
-                )
+                size, limit = len(file.content) // 1000, self.settings.max_attachment_bytes // 1000
+                return (f"`{file.filename}` が大きすぎます（{size} KB）。上限は {limit} KB です。" if ja else
+                        f"`{file.filename}` is too large ({size} KB); the limit is {limit} KB.")
             try:
                 file.text()  # every agent reads text; refuse binary or non-UTF-8 files up front
             except BadInput as exc:
-                return str(exc)
+                return exc.said("ja" if ja else "en")
         return None
 
     def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> RunnableConfig:
@@ -598,7 +600,7 @@ class ConversationRuntime:
         try:
             turn_input = agent.turn_input(turn)
         except BadInput as exc:
-            yield Failure(kind="bad_input", user_message=str(exc))
+            yield Failure(kind="bad_input", user_message=exc.said(language))
             return
         if record.state != TurnState.IDLE or record.agent != agent.name:
             turn_input = await self._repair(graph, config, turn_input)
@@ -715,7 +717,7 @@ class ConversationRuntime:
         except GraphRecursionError:
             final = Failure(kind="internal", user_message="I went round in circles on that one and stopped. Please rephrase.")
         except BadInput as exc:
-            final = Failure(kind="bad_input", user_message=str(exc))
+            final = Failure(kind="bad_input", user_message=exc.said(language_for(None, user_text)))
         except Exception:
             log.exception("turn failed in %s", config["configurable"]["thread_id"])
             final = Failure(kind="internal", user_message=INTERNAL_ERROR)

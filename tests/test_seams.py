@@ -278,3 +278,21 @@ async def test_tools_an_agent_narrates_get_no_progress_line_of_their_own() -> No
     # The first progress line is shown at once (later ones may be coalesced, latest text wins).
     assert await turn(narrated=True) == ["… 大阪のホテルを検索しています…", "おすすめ: …"]
     assert (await turn(narrated=False))[0] == "… Using search_hotels (city=Osaka)…"
+
+
+async def test_input_refusals_are_in_the_users_language(settings: Settings) -> None:
+    from agents.registry import registered_agents
+    from bot.agent import IncomingFile
+
+    binary = IncomingFile("photo.md", b"\x89PNG\x00\x00")
+    async with await ConversationRuntime.open(settings, agents=registered_agents()) as runtime:
+        async def refusal(turn: TurnInput, thread: str) -> str:
+            last = [e async for e in runtime.handle(ConversationKey.console(thread), turn)][-1]
+            assert isinstance(last, Failure)
+            return last.user_message
+
+        ja = TurnInput(text="", command="proofread", attachments=(binary,), locale="ja-JP")
+        assert await refusal(ja, "r1") == "`photo.md` はバイナリファイルのようです。テキストファイルを添付してください。"
+        assert await refusal(ja.but(locale="en-US"), "r2") == "`photo.md` looks like a binary file; please attach a text file."
+        assert (await refusal(TurnInput(text="", command="proofread", locale="ja"), "r3")).startswith("/proofread の後に記事を")
+        assert (await refusal(TurnInput(text="", locale="ja"), "r4")).startswith("メッセージが空です。")

@@ -18,6 +18,7 @@ from bot.agent import IncomingFile, TurnInput
 from bot.attachments import FileRejected, check_text_file, download_text_file
 from bot.config import Settings
 from bot.conversation import ConversationKey
+from bot.locale import language_for
 from bot.platform import PlatformBot, asked_line, locale_fields
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
@@ -111,7 +112,7 @@ class DiscordBot(PlatformBot):
                 turn = turn.but(attachments=await asyncio.wait_for(self.fetch_files(files), PRE_ACK_DOWNLOAD))
                 files = []
             except FileRejected as rejected:
-                turn = f"⚠️ {rejected}"
+                turn = f"⚠️ {rejected.said(language_for(turn.locale, turn.text))}"
             except TimeoutError:
                 pass
         if isinstance(turn, str):  # answered at once, privately
@@ -127,7 +128,7 @@ class DiscordBot(PlatformBot):
             try:
                 turn = turn.but(attachments=await self.fetch_files(files))
             except FileRejected as rejected:
-                await interaction.edit_original_response(content=f"⚠️ {rejected}")
+                await interaction.edit_original_response(content=f"⚠️ {rejected.said(language_for(turn.locale, turn.text))}")
                 return
         asked = asked_line(f"<@{interaction.user.id}>", f"`/{turn.command} {turn.text}`", turn.text)[:1900]
         root = await interaction.edit_original_response(content=asked, allowed_mentions=discord.AllowedMentions.none())

@@ -18,7 +18,8 @@ def check_file(meta: dict[str, Any], max_bytes: int) -> None:
     """Refuse a file by its metadata (gone, external, type, size) before anything is downloaded."""
     name = str(meta.get("name") or meta.get("title") or "file")
     if meta.get("mode") in ("tombstone", "hidden_by_limit") or meta.get("is_external"):
-        raise FileRejected(f"I can't open `{name}`: it isn't stored in Slack or is no longer available.")
+        raise FileRejected(f"I can't open `{name}`: it isn't stored in Slack or is no longer available.",
+                           ja=f"`{name}` を開けません。Slack に保存されていないか、もう利用できません。")
     size = meta.get("size")
     check_text_file(name, size if isinstance(size, int) else None, max_bytes=max_bytes,
                     mime=str(meta.get("mimetype") or ""), kind=str(meta.get("filetype") or ""),
@@ -45,11 +46,14 @@ async def fetch_file(client: AsyncWebClient, session: aiohttp.ClientSession, met
         try:
             meta = dict((await client.files_info(file=str(meta["id"])))["file"])
         except (SlackApiError, KeyError) as exc:
-            raise FileRejected(f"I couldn't read `{meta.get('name') or 'the file'}` (no access to it).") from exc
+            name = str(meta.get("name") or "the file")
+            raise FileRejected(f"I couldn't read `{name}` (no access to it).",
+                               ja=f"`{name}` を読めませんでした（アクセスできません）。") from exc
         check_file(meta, max_bytes)
     name = str(meta.get("name") or "file")
     url = str(meta.get("url_private_download") or meta.get("url_private") or "")
     if not url or not trusted_download_url(url, client.base_url):
-        raise FileRejected(f"I can't download `{name}` from where it is stored.")
+        raise FileRejected(f"I can't download `{name}` from where it is stored.",
+                           ja=f"`{name}` を保存先からダウンロードできません。")
     return await download_text_file(session, url, name, max_bytes=max_bytes, mime=str(meta.get("mimetype") or "text/markdown"),
                                     headers={"Authorization": f"Bearer {client.token}"})

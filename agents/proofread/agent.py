@@ -65,21 +65,23 @@ class ProofreadAgent(AgentDefinition):
         limit = self.config.max_article_bytes
         text = turn.text
         if "\x00" in text:
-            raise BadInput("That looks like binary data; please send the article as Markdown text.")
+            raise BadInput("That looks like binary data; please send the article as Markdown text.",
+                           ja="バイナリデータのようです。記事は Markdown のテキストで送ってください。")
         if len(text.encode("utf-8")) > limit:
-            raise BadInput(_too_large("The article", len(text.encode("utf-8")), limit))
+            raise _too_large("The article", "記事", len(text.encode("utf-8")), limit)
         attachment_text: str | None = None
         filename: str | None = None
         attachment = _pick_attachment(turn.attachments)
         if attachment is not None:
             if len(attachment.content) > limit:
-                raise BadInput(_too_large(f"`{attachment.filename}`", len(attachment.content), limit))
+                raise _too_large(f"`{attachment.filename}`", f"`{attachment.filename}`", len(attachment.content), limit)
             attachment_text = attachment.text()  # BadInput for binary or non-UTF-8 files
             if not attachment_text.strip():
-                raise BadInput(f"`{attachment.filename}` is empty.")
+                raise BadInput(f"`{attachment.filename}` is empty.", ja=f"`{attachment.filename}` は空です。")
             filename = attachment.filename
         if not text.strip() and attachment_text is None:
-            raise BadInput("Send the article after /proofread, or attach it as a .md file.")
+            raise BadInput("Send the article after /proofread, or attach it as a .md file.",
+                           ja="/proofread の後に記事を続けて送るか、.md ファイルを添付してください。")
         return {"incoming": {"text": text, "attachment": attachment_text, "filename": filename}, "user": turn.user_id}
 
     def final(self, state: dict[str, Any]) -> Final:
@@ -127,10 +129,11 @@ def _pick_attachment(files: tuple[IncomingFile, ...]) -> IncomingFile | None:
     return next((f for f in files if f.filename.lower().endswith(TEXT_SUFFIXES)), files[0])
 
 
-def _too_large(what: str, size: int, limit: int) -> str:
-    return (
+def _too_large(what: str, what_ja: str, size: int, limit: int) -> BadInput:
+    return BadInput(
         f"{what} is {size / 1000:.0f} KB; the proofreader accepts articles up to {limit // 1000} KB. "
-        "Split it and send the parts separately."
+        "Split it and send the parts separately.",
+        ja=f"{what_ja}は {size / 1000:.0f} KB あります。校正できる記事は {limit // 1000} KB までです。分けて送ってください。",
     )
 
 

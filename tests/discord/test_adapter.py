@@ -184,6 +184,16 @@ async def test_a_binary_attachment_is_refused_privately(api: FakeDiscordAPI, sta
     assert api.interactions[interaction["id"]].response_type == 4 and not api.threads  # answered, not deferred
 
 
+async def test_a_binary_attachment_from_a_japanese_client_is_refused_in_japanese(api: FakeDiscordAPI, start: Start) -> None:
+    await start()
+    image = api.add_attachment("image.md", b"\x89PNG\r\n\x1a\n\x00\x00")
+    interaction = api.slash_command("proofread", {"file": image}, locale="ja")
+    await api.dispatch("INTERACTION_CREATE", interaction)
+    channel = api.interactions[interaction["id"]].channel_id
+    refusal = await api.wait_for(lambda: next((m for m in api.messages(channel) if "image.md" in m.content), None))
+    assert refusal.ephemeral and "`image.md` はバイナリファイルのようです" in refusal.content
+
+
 async def test_a_confirm_button_resumes_the_waiting_graph_after_a_restart(api: FakeDiscordAPI, start: Start) -> None:
     first = await start()
     interaction = api.slash_command("confirm", {"query": "empty the cart"})

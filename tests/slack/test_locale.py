@@ -61,3 +61,22 @@ async def test_a_japanese_command_is_announced_in_japanese(make_harness: Harness
     await harness.settle()
     roots = [m.text for m in harness.api.channel_messages("C0GENERAL") if m.text.startswith("<@U0ALICE>")]
     assert sorted(roots) == ["<@U0ALICE> asked `/hotel Kyoto next weekend`", "<@U0ALICE> さんの依頼: `/hotel 京都 来週末 2名`"]
+
+
+async def test_a_file_refused_to_a_japanese_user_is_refused_in_japanese(
+    make_harness: HarnessFactory, slack_api: FakeSlackAPI
+) -> None:
+    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
+                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    harness = await make_harness(registered=True)
+    await harness.slack.command("/proofread", "記事です", user="U0KENJI")
+    await harness.settle()
+    root = next(m for m in harness.api.channel_messages("C0GENERAL") if "U0KENJI" in m.text)
+    pdf = harness.api.add_file("paper.pdf", b"%PDF-1.4", mimetype="application/pdf", filetype="pdf")
+    binary = harness.api.add_file("image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00")
+    for file in (pdf, binary):
+        await harness.slack.event(harness.slack.message_event("", user="U0KENJI", thread_ts=root.ts, files=[file]))
+    await harness.settle()
+    replies = [m.text for m in harness.api.thread("C0GENERAL", root.ts) if m.text.startswith("⚠️")]
+    assert any("`paper.pdf` は Markdown やテキストのファイルではありません（PDF）" in t for t in replies), replies
+    assert any("`image.md` はバイナリファイルのようです" in t for t in replies), replies
