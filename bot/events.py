@@ -107,6 +107,7 @@ class Failure(BaseModel):
 
 
 INTERNAL_ERROR = "Something went wrong on our side. Your conversation is intact; please try again."
+INTERNAL_ERROR_JA = "こちら側で問題が起きました。会話はそのまま残っています。もう一度お試しください。"
 
 
 StreamEvent = Annotated[

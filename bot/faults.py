@@ -11,6 +11,7 @@ from enum import StrEnum
 from typing import Any
 
 from bot.events import FailureKind
+from bot.locale import Language
 
 
 class FaultClass(StrEnum):
@@ -36,40 +37,54 @@ class Strategy:
     use_fallback_model: bool
     failure: FailureKind
     user_message: str
+    user_message_ja: str = ""  # the same for a Japanese user
 
 
 # The fault table (see DESIGN.md). Every row has a test in tests/test_faults_*.py.
 FAULT_TABLE: dict[FaultClass, Strategy] = {
     FaultClass.TRANSIENT: Strategy(True, False, False, "unavailable",
-        "The language model did not answer in time. Please try again in a moment."),
+        "The language model did not answer in time. Please try again in a moment.",
+        "言語モデルが時間内に応答しませんでした。少し待ってからもう一度お試しください。"),
     FaultClass.RATE_LIMITED: Strategy(True, True, False, "rate_limited",
-        "The language model is rate-limiting us. Please try again shortly."),
+        "The language model is rate-limiting us. Please try again shortly.",
+        "言語モデルへのリクエストが制限されています。しばらくしてからもう一度お試しください。"),
     FaultClass.SERVER: Strategy(True, True, False, "unavailable",
-        "The language model service is having problems. Please try again later."),
+        "The language model service is having problems. Please try again later.",
+        "言語モデルのサービスに問題が起きています。時間をおいてもう一度お試しください。"),
     FaultClass.MODEL_NOT_FOUND: Strategy(False, False, True, "misconfigured",
-        "The configured model does not exist on the model server. An operator needs to fix the configuration."),
+        "The configured model does not exist on the model server. An operator needs to fix the configuration.",
+        "設定されたモデルがモデルサーバーにありません。管理者が設定を直す必要があります。"),
     FaultClass.AUTH: Strategy(False, False, False, "misconfigured",
-        "The bot is misconfigured: its model credentials were rejected. An operator has been notified."),
+        "The bot is misconfigured: its model credentials were rejected. An operator has been notified.",
+        "ボットの設定に問題があります（モデルの認証情報が拒否されました）。管理者に通知しました。"),
     FaultClass.BAD_REQUEST: Strategy(False, False, False, "internal",
-        "The language model rejected the request. Please rephrase or start over with /reset."),
+        "The language model rejected the request. Please rephrase or start over with /reset.",
+        "言語モデルがリクエストを受け付けませんでした。言い換えるか、/reset でやり直してください。"),
     FaultClass.TOOL: Strategy(True, False, False, "tool_failed",
-        "A tool failed; the answer may be incomplete."),
+        "A tool failed; the answer may be incomplete.",
+        "ツールが失敗したため、回答が不完全かもしれません。"),
     FaultClass.DEADLINE: Strategy(False, False, False, "timeout",
-        "This took too long and was stopped. Your conversation is intact; please try again."),
+        "This took too long and was stopped. Your conversation is intact; please try again.",
+        "時間がかかりすぎたため止めました。会話はそのまま残っています。もう一度お試しください。"),
     # Retried once with a higher output limit by ModelProvider, not by the generic retry loop.
     FaultClass.TRUNCATED: Strategy(False, False, False, "internal",
         "The language model's answer was cut off at its output limit. Please ask for something "
-        "shorter or more specific."),
+        "shorter or more specific.",
+        "言語モデルの回答が出力の上限で途切れました。もっと短く、具体的に聞いてください。"),
     FaultClass.CONTENT_FILTER: Strategy(False, False, False, "bad_input",
-        "The language model's content filter declined to answer this. Please rephrase your request."),
+        "The language model's content filter declined to answer this. Please rephrase your request.",
+        "言語モデルのコンテンツフィルターにより回答できませんでした。言い換えてください。"),
     # Worker-process jobs (bot/workpool.py): the process is replaced, the bot goes on; `{seconds}`
     # is the job's timeout.
     FaultClass.WORK_TIMEOUT: Strategy(False, False, False, "timeout",
-        "This took too long to process (over {seconds:g} s) and was stopped. Try sending a smaller part."),
+        "This took too long to process (over {seconds:g} s) and was stopped. Try sending a smaller part.",
+        "処理に時間がかかりすぎたため（{seconds:g} 秒超）止めました。小さく分けて送ってください。"),
     FaultClass.WORK_MEMORY: Strategy(False, False, False, "bad_input",
-        "This needed more memory than one request may use and was stopped. Try sending a smaller part."),
+        "This needed more memory than one request may use and was stopped. Try sending a smaller part.",
+        "1件のリクエストで使えるメモリを超えたため止めました。小さく分けて送ってください。"),
     FaultClass.WORK_CRASHED: Strategy(False, False, False, "internal",
-        "Processing this failed in a worker process. Please try again, or send a smaller part."),
+        "Processing this failed in a worker process. Please try again, or send a smaller part.",
+        "ワーカープロセスでの処理に失敗しました。もう一度試すか、小さく分けて送ってください。"),
 }
 
 
@@ -88,13 +103,28 @@ class TurnFailed(Exception):
     """A turn failed for a classified reason; `user_message` is safe to show."""
 
     def __init__(
-        self, kind: FailureKind, user_message: str, retry_after: float | None = None, fault: FaultClass | None = None
+        self, kind: FailureKind, user_message: str, retry_after: float | None = None, fault: FaultClass | None = None,
+        *, ja: str = "",
     ):
         super().__init__(user_message)
         self.kind = kind
         self.user_message = user_message
+        self.ja = ja  # its own Japanese, where the fault table's would not say as much
         self.retry_after = retry_after
         self.fault = fault  # what went wrong, for callers that can still answer (e.g. TRUNCATED)
+        self.values: dict[str, Any] = {}  # what the fault table's message was formatted with
+
+    def said(self, language: Language) -> str:
+        """The message in `language`: for a Japanese user its own Japanese, else the fault table's."""
+        if language == "ja" and self.ja:
+            return self.ja
+        strategy = FAULT_TABLE.get(self.fault) if self.fault is not None else None
+        if language == "ja" and strategy is not None and strategy.user_message_ja:
+            try:
+                return strategy.user_message_ja.format(**self.values)
+            except (KeyError, IndexError):  # raised without the values its message needs
+                pass
+        return self.user_message
 
 
 def _retry_after(response: Any) -> float | None:

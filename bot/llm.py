@@ -423,6 +423,8 @@ PLANNER_STEPS: ContextVar[list[str] | None] = ContextVar("planner_steps", defaul
 PLANNER_FOOTER = ("\n\n_(The language model did not make the tool calls this request needs: it answered "
                   "without them, or its call was cut off at the output limit. Concierge's built-in planner "
                   "chose them instead. Answers are better with a model that supports tool calling.)_")
+PLANNER_FOOTER_JA = ("\n\n_（言語モデルがこの依頼に必要なツール呼び出しをしなかった（または出力の上限で途切れた）ため、"
+                     "Concierge の組み込みプランナーが代わりに選びました。ツール呼び出しに対応したモデルの方が良い回答になります。）_")
 
 
 def openai_length() -> Exception:

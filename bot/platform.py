@@ -22,7 +22,7 @@ from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.locale import Language, currency_for_locale, language_for
 from bot.loop import startup_complete
-from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
+from bot.render import WORKING, WORKING_JA, StatusMessage, Surface, TurnRenderer
 from bot.runtime import FILES_NOT_KEPT, Admission, ConversationRuntime, replayed
 from bot.storage import QueuedTurn, ThreadRecord
 from bot.supervisor import TaskSupervisor
@@ -33,6 +33,7 @@ SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
 PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
 PROFILES_KEPT = 10_000
 RESET_DONE = "Starting a fresh conversation."
+RESET_DONE_JA = "新しい会話を始めます。"
 FILES_LOST = (
     "A restart stopped your message with an attached file before I could read the file. "
     "Please send it again."
@@ -41,6 +42,11 @@ RESET_ELSEWHERE = (
     "Each command starts its own thread, so there is nothing to reset here. "
     "In a direct message with me, `/reset` starts a fresh conversation."
 )
+RESET_ELSEWHERE_JA = (
+    "コマンドごとにスレッドが始まるので、ここでリセットするものはありません。"
+    "ダイレクトメッセージでは `/reset` で新しい会話を始められます。"
+)
+FILES_LOST_JA = "添付ファイルのあるメッセージを、ファイルを読む前に再起動で中断してしまいました。もう一度送ってください。"
 
 
 def asked_line(mention: str, command_line: str, text: str) -> str:
@@ -130,14 +136,14 @@ class PlatformBot:
         """A native slash command (`fields`: the TurnInput's who and where): the turn to run, or the
         reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal."""
         found = self.runtime.commands.get(name)
+        ja = language_for(fields.get("locale"), text) == "ja"
         if found is RESET:  # a direct message's rolling conversation; a command's thread has nothing to reset
             if not fields.get("direct") or key is None:
-                return RESET_ELSEWHERE
+                return RESET_ELSEWHERE_JA if ja else RESET_ELSEWHERE
             self.tasks.spawn(self.runtime.reset(key), name=f"{self.platform} reset")
-            return RESET_DONE
+            return RESET_DONE_JA if ja else RESET_DONE
         if found is None or found.agent is None or (found.needs_input and not text and not has_files):
-            language = language_for(fields.get("locale"), text)
-            return self.usage(found if found is not None and found.agent is not None else None, language)
+            return self.usage(found if found is not None and found.agent is not None else None, "ja" if ja else "en")
         turn = TurnInput(text=text, command=found.name, **fields)
         refusal = self.refusal(turn)
         return turn if refusal is None else self.plain(refusal)
@@ -206,7 +212,8 @@ class PlatformBot:
             if surface is None:
                 return
             if request.get(FILES_NOT_KEPT):  # its files were never kept: the user is asked again
-                await surface.post(surface.plain(FILES_LOST))
+                lost = FILES_LOST_JA if language_for(None, str(request.get("text") or "")) == "ja" else FILES_LOST
+                await surface.post(surface.plain(lost))
                 return
             await self.run(surface, key, replayed(request), queued=queued)
         finally:
@@ -328,7 +335,9 @@ class PlatformBot:
     async def run(self, surface: Surface, key: ConversationKey, turn: TurnInput, *, queued: QueuedTurn | None = None) -> None:
         """Run a turn and render it; the runtime records where its status message is."""
         status = StatusMessage()
-        await self.render(surface, self.runtime.handle(key, turn, status=status, queued=queued), status=status)
+        working = WORKING_JA if language_for(turn.locale, turn.text) == "ja" else WORKING
+        await self.render(surface, self.runtime.handle(key, turn, status=status, queued=queued), status=status,
+                          working=working)
 
     async def render(
         self, surface: Surface, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None,

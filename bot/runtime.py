@@ -31,6 +31,7 @@ from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.events import (
     INTERNAL_ERROR,
+    INTERNAL_ERROR_JA,
     Action,
     Card,
     Failure,
@@ -44,7 +45,7 @@ from bot.events import (
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
-from bot.llm import PLANNER_FOOTER, PLANNER_STEPS, TURN_ENDS, ModelProvider
+from bot.llm import PLANNER_FOOTER, PLANNER_FOOTER_JA, PLANNER_STEPS, TURN_ENDS, ModelProvider
 from bot.locale import language_for
 from bot.loop import startup_complete
 from bot.render import RESUMED, StatusMessage
@@ -58,6 +59,7 @@ INTERRUPT = "__interrupt__"
 AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the user's answer
 INTERRUPTED = "interrupted"  # thread note: a turn was stopped mid-flight (crash, shutdown)
 RESUMED_FOOTER = "\n\n_(Resumed after a restart: this request was interrupted and picked up where it stopped.)_"
+RESUMED_FOOTER_JA = "\n\n_（再起動で中断された依頼を、止まったところから再開しました。）_"
 RERUN_LABEL = "Run it again"
 TURN_STAMP = "concierge_turn"  # checkpoint metadata: the turn (ThreadRecord.turn) that wrote it
 
@@ -562,19 +564,24 @@ class ConversationRuntime:
         else:  # read as the lock was taken: a thread without a record has none yet
             record = held.record or await self.app_db.create_thread(key.thread_id, key.platform)
         command = self.commands.get(turn.command) if turn.command else None
+        language = language_for(turn.locale, turn.text)
+        ja = language == "ja"
         if turn.command and command is None:
-            yield Failure(kind="bad_input", user_message=f"I don't know the command `/{turn.command}`. Try `/help`.")
+            yield Failure(kind="bad_input", user_message=(
+                f"`/{turn.command}` というコマンドはありません。`/help` をお試しください。" if ja
+                else f"I don't know the command `/{turn.command}`. Try `/help`."))
             return
         if command is RESET:
             await self._reset(key)
-            yield Final(text="Conversation reset. What would you like to do next?")
+            yield Final(text="会話をリセットしました。次は何をしましょうか？" if ja
+                        else "Conversation reset. What would you like to do next?")
             return
-        language = language_for(turn.locale, turn.text)
         if command is HELP:
             yield Final(text=self.commands.help_text(language=language))
             return
         if record.note == INTERRUPTED:
-            yield Status(text="Your previous request was interrupted by a restart; picking up from where it stopped.")
+            yield Status(text="前回の依頼は再起動で中断されました。止まったところから続けます。" if ja
+                         else "Your previous request was interrupted by a restart; picking up from where it stopped.")
         agent: AgentDefinition | None
         if command is not None:
             agent = self._agents[command.agent or ""]
@@ -659,6 +666,7 @@ class ConversationRuntime:
         graph continues from its checkpoint (`graph_input` None) as the same turn, or, when the
         dict holds values, the run had finished and only its answer is given."""
         started = time.monotonic()
+        language = language_for(None, user_text)  # a failure is told in the request's language
         turn_no = record.turn + 1 if resumed is None else record.turn
         current = TurnState(record.state)
         if current in IN_FLIGHT:  # left in flight by another process that died
@@ -698,9 +706,11 @@ class ConversationRuntime:
                 else:
                     final = await _with_attachments(agent, dict(outcome.values), agent.final(dict(outcome.values)))
                 if planner_steps:
-                    final = final.model_copy(update={"text": final.text + PLANNER_FOOTER})
+                    footer = PLANNER_FOOTER_JA if language == "ja" else PLANNER_FOOTER
+                    final = final.model_copy(update={"text": final.text + footer})
                 if resumed is not None:
-                    final = final.model_copy(update={"text": final.text + RESUMED_FOOTER})
+                    footer = RESUMED_FOOTER_JA if language == "ja" else RESUMED_FOOTER
+                    final = final.model_copy(update={"text": final.text + footer})
         except asyncio.CancelledError:
             # Stopped mid-turn (shutdown): the graph's last checkpoint stands; mark the turn
             # interrupted now, so the next start resumes it (the status message id stays recorded).
@@ -710,17 +720,20 @@ class ConversationRuntime:
                 await asyncio.shield(self._transition(key, current, TurnEvent.INTERRUPTED, note=INTERRUPTED))
             raise
         except TurnFailed as exc:
-            final = Failure(kind=exc.kind, user_message=exc.user_message, retry_after=exc.retry_after)
+            final = Failure(kind=exc.kind, user_message=exc.said(language), retry_after=exc.retry_after)
         except TimeoutError:
             strategy = FAULT_TABLE[FaultClass.DEADLINE]
-            final = Failure(kind=strategy.failure, user_message=strategy.user_message)
+            ja = language == "ja" and strategy.user_message_ja
+            final = Failure(kind=strategy.failure, user_message=strategy.user_message_ja if ja else strategy.user_message)
         except GraphRecursionError:
-            final = Failure(kind="internal", user_message="I went round in circles on that one and stopped. Please rephrase.")
+            final = Failure(kind="internal", user_message=(
+                "堂々めぐりになったため止めました。言い換えてください。" if language == "ja"
+                else "I went round in circles on that one and stopped. Please rephrase."))
         except BadInput as exc:
-            final = Failure(kind="bad_input", user_message=exc.said(language_for(None, user_text)))
+            final = Failure(kind="bad_input", user_message=exc.said(language))
         except Exception:
             log.exception("turn failed in %s", config["configurable"]["thread_id"])
-            final = Failure(kind="internal", user_message=INTERNAL_ERROR)
+            final = Failure(kind="internal", user_message=INTERNAL_ERROR_JA if language == "ja" else INTERNAL_ERROR)
         if status is not None:
             status.on_posted = None  # the answer replaces the status message from here on
         if isinstance(final, Failure):

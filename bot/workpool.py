@@ -57,6 +57,7 @@ class WorkFailed(TurnFailed):
         fault = _FAULTS.get(reason, FaultClass.WORK_CRASHED)
         strategy = FAULT_TABLE[fault]
         super().__init__(strategy.failure, strategy.user_message.format(seconds=timeout), fault=fault)
+        self.values = {"seconds": timeout}
         self.reason = reason
         self.detail = detail
         self.timeout = timeout

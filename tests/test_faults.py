@@ -172,3 +172,34 @@ def test_a_retry_after_longer_than_the_cap_is_honoured() -> None:
     backoff = Backoff(base=1.0, cap=8.0)
     rng = random.Random(3)
     assert all(backoff.delay(n, retry_after=30.0, rng=rng) == 30.0 for n in (0, 3, 10))
+
+
+def test_every_fault_is_said_in_japanese_too() -> None:
+    from bot.faults import TurnFailed
+    from bot.workpool import WorkFailed
+
+    assert all(strategy.user_message_ja for strategy in FAULT_TABLE.values())
+    failed = TurnFailed("unavailable", FAULT_TABLE[FaultClass.SERVER].user_message, fault=FaultClass.SERVER)
+    assert failed.said("en") == FAULT_TABLE[FaultClass.SERVER].user_message
+    assert failed.said("ja") == "言語モデルのサービスに問題が起きています。時間をおいてもう一度お試しください。"
+    assert WorkFailed("timeout", timeout=12.5).said("ja") == "処理に時間がかかりすぎたため（12.5 秒超）止めました。小さく分けて送ってください。"
+
+
+async def test_a_japanese_request_hears_of_a_failing_model_in_japanese(openai_settings: Settings, fake_openai: FakeOpenAI) -> None:
+    fake_openai.fail_next(*[Fault.server_error(500)] * 4)
+    events = await run_turn(openai_settings, provider(openai_settings, RecordingSleep()), "/echo こんにちは")
+    assert isinstance(events[-1], Failure) and events[-1].kind == "unavailable"
+    assert events[-1].user_message == FAULT_TABLE[FaultClass.SERVER].user_message_ja
+
+
+async def test_the_runtimes_own_words_are_in_the_users_language(settings: Settings) -> None:
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
+        async def last(turn: TurnInput) -> StreamEvent:
+            return [e async for e in rt.handle(ConversationKey.console("words"), turn)][-1]
+
+        unknown = await last(TurnInput(text="", command="nope", locale="ja-JP"))
+        assert isinstance(unknown, Failure) and unknown.user_message == "`/nope` というコマンドはありません。`/help` をお試しください。"
+        reset = await last(TurnInput(text="", command="reset", locale="ja"))
+        assert isinstance(reset, Final) and reset.text == "会話をリセットしました。次は何をしましょうか？"
+        english = await last(TurnInput(text="", command="nope"))
+        assert isinstance(english, Failure) and english.user_message == "I don't know the command `/nope`. Try `/help`."

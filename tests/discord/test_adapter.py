@@ -157,6 +157,10 @@ async def test_reset_and_help_are_answered_privately_and_start_no_thread(api: Fa
     assert replies[1].content == "Starting a fresh conversation."
     assert "`/hotel`" in replies[2].content and "`/proofread`" in replies[2].content
     assert not api.threads
+    japanese = api.slash_command("reset", guild=False, locale="ja")
+    await api.dispatch("INTERACTION_CREATE", japanese)
+    original = await api.wait_for(lambda: api.interactions[japanese["id"]].original_id)
+    assert api.message(original).content == "新しい会話を始めます。"  # type: ignore[arg-type]
 
 
 async def test_proofread_with_an_attachment_sends_a_summary_embed_and_the_report_file(api: FakeDiscordAPI, start: Start) -> None:

@@ -269,7 +269,8 @@ async def test_hostile_proofread_uploads_are_stopped_and_an_innocent_hotel_turn_
         for failure in await asyncio.gather(*hostile):
             assert isinstance(failure, Failure), failure
             assert failure.kind == "timeout"
-            assert failure.user_message.startswith("This article took too long to check (over 0.01 s)")
+            # The article is Japanese, so its writer is told in Japanese.
+            assert failure.user_message.startswith("この記事のチェックに時間がかかりすぎたため（0.01 秒超）")
         pool = workpool.installed()
         assert pool is not None and pool.replaced >= 3
         # The bot goes on: the same user's next (small) request is answered.

@@ -183,7 +183,9 @@ def article_failure(exc: workpool.WorkFailed) -> TurnFailed:
         return TurnFailed(exc.kind, (
             f"This article took too long to check (over {exc.timeout:g} s) and was stopped. "
             "Try sending a smaller part."
-        ), fault=exc.fault)
+        ), fault=exc.fault, ja=(
+            f"この記事のチェックに時間がかかりすぎたため（{exc.timeout:g} 秒超）止めました。小さく分けて送ってください。"
+        ))
     return exc
 
 
