@@ -136,14 +136,15 @@ class PlatformBot:
         """A native slash command (`fields`: the TurnInput's who and where): the turn to run, or the
         reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal."""
         found = self.runtime.commands.get(name)
-        ja = language_for(fields.get("locale"), text) == "ja"
+        language = language_for(fields.get("locale"), text)
+        ja = language == "ja"
         if found is RESET:  # a direct message's rolling conversation; a command's thread has nothing to reset
             if not fields.get("direct") or key is None:
                 return RESET_ELSEWHERE_JA if ja else RESET_ELSEWHERE
             self.tasks.spawn(self.runtime.reset(key), name=f"{self.platform} reset")
             return RESET_DONE_JA if ja else RESET_DONE
         if found is None or found.agent is None or (found.needs_input and not text and not has_files):
-            return self.usage(found if found is not None and found.agent is not None else None, "ja" if ja else "en")
+            return self.usage(found if found is not None and found.agent is not None else None, language)
         turn = TurnInput(text=text, command=found.name, **fields)
         refusal = self.refusal(turn)
         return turn if refusal is None else self.plain(refusal)
