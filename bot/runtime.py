@@ -46,7 +46,7 @@ from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
 from bot.llm import PLANNER_FOOTER, PLANNER_FOOTER_JA, PLANNER_STEPS, TURN_ENDS, ModelProvider
-from bot.locale import language_for
+from bot.locale import Language, language_for
 from bot.loop import startup_complete
 from bot.render import RESUMED, StatusMessage
 from bot.storage import AppDatabase, Checkpoints, HeldThread, OrphanedTurn, QueuedTurn, ThreadRecord
@@ -293,7 +293,8 @@ class ConversationRuntime:
             yield Status(text=RESUMED)
             resumed = None if snapshot.next else snapshot.values  # finished, but the answer was not sent
             async for event in self._run(
-                key, agent, graph, config, record, None, status=status, resumed=resumed or {}
+                key, agent, graph, config, record, None, status=status, resumed=resumed or {},
+                language=language_for(None, str((request or {}).get("text") or "")),
             ):
                 yield event
 
@@ -600,7 +601,8 @@ class ConversationRuntime:
             value = agent.resume_value(turn, snapshot.interrupts[0].value) if snapshot.interrupts else None
             if value is not None:  # the message answers the question the graph is waiting on
                 async for event in self._run(
-                    key, agent, graph, config, record, Command(resume=value), user_text=turn.text, status=status
+                    key, agent, graph, config, record, Command(resume=value), user_text=turn.text, status=status,
+                    language=language,
                 ):
                     yield event
                 return
@@ -613,7 +615,8 @@ class ConversationRuntime:
             turn_input = await self._repair(graph, config, turn_input)
         request = self._request(agent, turn)
         async for event in self._run(
-            key, agent, graph, config, record, turn_input, user_text=turn.text, request=request, status=status
+            key, agent, graph, config, record, turn_input, user_text=turn.text, request=request, status=status,
+            language=language,
         ):
             yield event
 
@@ -661,12 +664,13 @@ class ConversationRuntime:
         request: dict[str, Any] | None = None,
         status: StatusMessage | None = None,
         resumed: dict[str, Any] | None = None,
+        language: Language | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """One run of the graph as a turn. `resumed` (the recovery of an interrupted turn): the
         graph continues from its checkpoint (`graph_input` None) as the same turn, or, when the
         dict holds values, the run had finished and only its answer is given."""
         started = time.monotonic()
-        language = language_for(None, user_text)  # a failure is told in the request's language
+        language = language or language_for(None, user_text)  # what a failure is told in
         turn_no = record.turn + 1 if resumed is None else record.turn
         current = TurnState(record.state)
         if current in IN_FLIGHT:  # left in flight by another process that died

@@ -296,3 +296,13 @@ async def test_input_refusals_are_in_the_users_language(settings: Settings) -> N
         assert await refusal(ja.but(locale="en-US"), "r2") == "`photo.md` looks like a binary file; please attach a text file."
         assert (await refusal(TurnInput(text="", command="proofread", locale="ja"), "r3")).startswith("/proofread の後に記事を")
         assert (await refusal(TurnInput(text="", locale="ja"), "r4")).startswith("メッセージが空です。")
+
+
+async def test_a_japanese_users_next_message_after_a_restart_is_told_of_it_in_japanese(settings: Settings) -> None:
+    key = ConversationKey.console("ja-restart")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        await stop_at_its_first_checkpoint(runtime, key, TurnInput.typed("/echo ねこを調べて"))
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as runtime:
+        events = await collect(runtime.handle(key, TurnInput.typed("/echo いぬを調べて")))
+        assert any(isinstance(e, Status) and e.text.startswith("前回の依頼は再起動で中断されました") for e in events), events
+        assert isinstance(events[-1], Final)
