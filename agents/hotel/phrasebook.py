@@ -160,6 +160,9 @@ _FILLER_JA = ("ホテル", "宿", "探", "お願い", "ください", "下さい
               "の", "に", "は", "が", "を", "と", "か", "も", "へ", "や", "ね", "よ", "な", "？", "?", "、", "。")
 
 
+_NEAR_JA = re.compile(r"(?P<what>[\u4e00-\u9fff\u30a1-\u30fa]{1,3})(?:近|チカ)(?!く|い|場|所|郊)")
+
+
 def not_used(text: str, understood: Set[str], language: Language) -> list[str]:
     """Words of the request that no rule read ('sea view', 「朝食付き」), at most five.
 
@@ -176,6 +179,10 @@ def not_used(text: str, understood: Set[str], language: Language) -> list[str]:
                 found.append(word)
     else:
         rest = text
+        for near in _NEAR_JA.finditer(text):  # 「駅近」: 近 is filler, but what is near is a wish
+            if near.group("what") not in understood and near.group(0) not in found:
+                found.append(near.group(0))
+                rest = rest.replace(near.group(0), " ")
         for token in sorted({*(_FILLER_JA), *(w for w in understood if is_japanese(w))}, key=len, reverse=True):
             rest = rest.replace(token, " ")
         rest = re.sub(r"[\d０-９,.$¥€£%★/~〜\-\s]+", " ", rest)

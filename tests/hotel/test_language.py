@@ -72,6 +72,9 @@ async def test_words_no_rule_used_are_named_in_the_answer(session: Session) -> N
         ("京都 来週末 朝食付き 2万円以下", "ja", []),
         ("京都 来週末 朝食付き 眺めのいい部屋", "ja", ["眺め", "部屋"]),
         ("東京 明日 1泊2万円以下 2人でお願いします", "ja", []),
+        ("京都 来週末 駅近 2名", "ja", ["駅近"]),  # near the station: a wish no rule reads, not filler
+        ("京都駅近のホテル", "ja", []),  # near a place the table knows
+        ("清水寺近くのホテル", "ja", []),
     ],
 )
 def test_not_used_words(text: str, language: str, expected: list[str]) -> None:
