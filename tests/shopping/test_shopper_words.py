@@ -375,3 +375,10 @@ def test_the_first_two_after_the_are_two_positions() -> None:
 
     assert ordinals("compare the first two") == [1, 2] and ordinals("compare the top three") == [1, 2, 3]
     assert ordinals("the first one") == [1] and ordinals("the first 2 nights") == [1]
+
+
+@pytest.mark.parametrize("text", ["2番目をカートに2足入れて", "2番目をカートに2枚追加", "2番目を2着カートに入れて"])
+async def test_japanese_counters_for_shoes_and_clothes_add_to_the_cart(runtime: ConversationRuntime, text: str) -> None:
+    shown = final(await say(runtime, JA_SEARCH, user="k1", thread=text)).data["products"]
+    asked = final(await say(runtime, text, user="k1", thread=text))
+    assert asked.data["pending"] == {"action": "add", "product_id": shown[1]["id"], "quantity": 2}
