@@ -100,7 +100,7 @@ class Classification:
 # 「2番目の詳細」「一番安いのは？」): its details, when the message points at one and names no category.
 _ABOUT = re.compile(
     r"\btell me (?:more )?about\b|\bmore (?:about|on|info)\b|\bdetails?\b|\bwhat(?:'s| is) (?:the )?|\bwhich(?: one)? is\b"
-    r"|詳細|詳しく|(?:は|って)(?:どれ|何)?[？?]?$",
+    r"|詳細|詳しく|(?:は|って)(?:どれ|何)?[？?]?$|^どれが|^一番\S{1,8}(?:の|もの|やつ)?[？?]?$",
     re.IGNORECASE,
 )
 
