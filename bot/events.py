@@ -6,6 +6,8 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter
 
+from bot.phrases import say
+
 
 class Action(BaseModel):
     """A button on a card. Pressing it resumes a graph waiting on an interrupt with `value`."""
@@ -106,8 +108,7 @@ class Failure(BaseModel):
     retry_after: float | None = None
 
 
-INTERNAL_ERROR = "Something went wrong on our side. Your conversation is intact; please try again."
-INTERNAL_ERROR_JA = "こちら側で問題が起きました。会話はそのまま残っています。もう一度お試しください。"
+INTERNAL_ERROR = say("internal_error")
 
 
 StreamEvent = Annotated[

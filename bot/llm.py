@@ -20,6 +20,7 @@ from langchain_core.runnables import Runnable, RunnableConfig
 
 from bot.config import Settings
 from bot.faults import Backoff, FaultClass, TurnFailed, classify
+from bot.phrases import say
 
 log = logging.getLogger(__name__)
 
@@ -420,11 +421,7 @@ def _time_for(seconds: float) -> bool:
 
 # Tool calls the planner made for a model in the current turn (set per turn by the runtime).
 PLANNER_STEPS: ContextVar[list[str] | None] = ContextVar("planner_steps", default=None)
-PLANNER_FOOTER = ("\n\n_(The language model did not make the tool calls this request needs: it answered "
-                  "without them, or its call was cut off at the output limit. Concierge's built-in planner "
-                  "chose them instead. Answers are better with a model that supports tool calling.)_")
-PLANNER_FOOTER_JA = ("\n\n_（言語モデルがこの依頼に必要なツール呼び出しをしなかった（または出力の上限で途切れた）ため、"
-                     "Concierge の組み込みプランナーが代わりに選びました。ツール呼び出しに対応したモデルの方が良い回答になります。）_")
+PLANNER_FOOTER = say("planner_footer")
 
 
 def openai_length() -> Exception:

@@ -22,7 +22,8 @@ from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.locale import Language, currency_for_locale, language_for
 from bot.loop import startup_complete
-from bot.render import WORKING, WORKING_JA, StatusMessage, Surface, TurnRenderer
+from bot.phrases import say
+from bot.render import WORKING, StatusMessage, Surface, TurnRenderer
 from bot.runtime import FILES_NOT_KEPT, Admission, ConversationRuntime, replayed
 from bot.storage import QueuedTurn, ThreadRecord
 from bot.supervisor import TaskSupervisor
@@ -32,21 +33,6 @@ log = logging.getLogger(__name__)
 SHUTDOWN_GRACE = 20.0  # seconds turns in progress get to finish on SIGTERM
 PROFILE_TTL = 3600.0  # seconds a user's locale and time zone are kept
 PROFILES_KEPT = 10_000
-RESET_DONE = "Starting a fresh conversation."
-RESET_DONE_JA = "新しい会話を始めます。"
-FILES_LOST = (
-    "A restart stopped your message with an attached file before I could read the file. "
-    "Please send it again."
-)
-RESET_ELSEWHERE = (
-    "Each command starts its own thread, so there is nothing to reset here. "
-    "In a direct message with me, `/reset` starts a fresh conversation."
-)
-RESET_ELSEWHERE_JA = (
-    "コマンドごとにスレッドが始まるので、ここでリセットするものはありません。"
-    "ダイレクトメッセージでは `/reset` で新しい会話を始められます。"
-)
-FILES_LOST_JA = "添付ファイルのあるメッセージを、ファイルを読む前に再起動で中断してしまいました。もう一度送ってください。"
 
 
 def asked_line(mention: str, command_line: str, text: str) -> str:
@@ -137,12 +123,11 @@ class PlatformBot:
         reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal."""
         found = self.runtime.commands.get(name)
         language = language_for(fields.get("locale"), text)
-        ja = language == "ja"
         if found is RESET:  # a direct message's rolling conversation; a command's thread has nothing to reset
             if not fields.get("direct") or key is None:
-                return RESET_ELSEWHERE_JA if ja else RESET_ELSEWHERE
+                return say("reset_elsewhere", language)
             self.tasks.spawn(self.runtime.reset(key), name=f"{self.platform} reset")
-            return RESET_DONE_JA if ja else RESET_DONE
+            return say("reset_done", language)
         if found is None or found.agent is None or (found.needs_input and not text and not has_files):
             return self.usage(found if found is not None and found.agent is not None else None, language)
         turn = TurnInput(text=text, command=found.name, **fields)
@@ -213,7 +198,7 @@ class PlatformBot:
             if surface is None:
                 return
             if request.get(FILES_NOT_KEPT):  # its files were never kept: the user is asked again
-                lost = FILES_LOST_JA if language_for(None, str(request.get("text") or "")) == "ja" else FILES_LOST
+                lost = say("files_lost", language_for(None, str(request.get("text") or "")))
                 await surface.post(surface.plain(lost))
                 return
             await self.run(surface, key, replayed(request), queued=queued)
@@ -336,9 +321,8 @@ class PlatformBot:
     async def run(self, surface: Surface, key: ConversationKey, turn: TurnInput, *, queued: QueuedTurn | None = None) -> None:
         """Run a turn and render it; the runtime records where its status message is."""
         status = StatusMessage()
-        working = WORKING_JA if language_for(turn.locale, turn.text) == "ja" else WORKING
         await self.render(surface, self.runtime.handle(key, turn, status=status, queued=queued), status=status,
-                          working=working)
+                          working=say("working", language_for(turn.locale, turn.text)))
 
     async def render(
         self, surface: Surface, events: AsyncIterator[StreamEvent], *, first: StreamEvent | None = None,

@@ -24,11 +24,11 @@ from bot.events import (
     ToolFinished,
     ToolStarted,
 )
+from bot.phrases import say
 
 log = logging.getLogger(__name__)
 
-WORKING = "Working on it…"
-WORKING_JA = "対応しています…"
+WORKING = say("working")
 RESUMED = "Resumed after a restart…"
 INTERRUPTED_BY_RESTART = "Interrupted by a restart; I'll pick this up when I'm back."
 STOP_EDIT_TIMEOUT = 5.0  # seconds the last edit of a turn stopped by shutdown may take

@@ -30,8 +30,6 @@ from bot.commands import HELP, RESET, CommandTable
 from bot.config import Settings
 from bot.conversation import ConversationKey
 from bot.events import (
-    INTERNAL_ERROR,
-    INTERNAL_ERROR_JA,
     Action,
     Card,
     Failure,
@@ -45,9 +43,10 @@ from bot.events import (
 from bot.faults import FAULT_TABLE, FaultClass, TurnFailed
 from bot.history import close_dangling
 from bot.lifecycle import IN_FLIGHT, TurnEvent, TurnState, next_state
-from bot.llm import PLANNER_FOOTER, PLANNER_FOOTER_JA, PLANNER_STEPS, TURN_ENDS, ModelProvider
+from bot.llm import PLANNER_STEPS, TURN_ENDS, ModelProvider
 from bot.locale import Language, language_for
 from bot.loop import startup_complete
+from bot.phrases import say
 from bot.render import RESUMED, StatusMessage
 from bot.storage import AppDatabase, Checkpoints, HeldThread, OrphanedTurn, QueuedTurn, ThreadRecord
 
@@ -58,8 +57,6 @@ PRUNE_EVERY = 4  # prune a thread's old checkpoints every few turns, not after e
 INTERRUPT = "__interrupt__"
 AWAITING = "awaiting"  # thread note: the graph is paused on interrupt() for the user's answer
 INTERRUPTED = "interrupted"  # thread note: a turn was stopped mid-flight (crash, shutdown)
-RESUMED_FOOTER = "\n\n_(Resumed after a restart: this request was interrupted and picked up where it stopped.)_"
-RESUMED_FOOTER_JA = "\n\n_（再起動で中断された依頼を、止まったところから再開しました。）_"
 RERUN_LABEL = "Run it again"
 TURN_STAMP = "concierge_turn"  # checkpoint metadata: the turn (ThreadRecord.turn) that wrote it
 
@@ -516,26 +513,22 @@ class ConversationRuntime:
     def _check_input(self, turn: TurnInput, *, files_follow: bool = False) -> str | None:
         """Why the turn cannot be taken, in the user's language; None when it can."""
         text, attachments = turn.text, turn.attachments
-        ja = language_for(turn.locale, text) == "ja"
-        size, limit = len(text.encode("utf-8", "surrogatepass")) // 1000, self.settings.max_input_bytes // 1000
+        language = language_for(turn.locale, text)
+        size = len(text.encode("utf-8", "surrogatepass"))
         if not text.strip() and not attachments and not turn.command and not files_follow:
-            return ("メッセージが空です。`/hotel 京都 来週末` のように依頼を書くか、`/help` と送ってください。" if ja else
-                    "Your message is empty. Type a request, e.g. `/hotel Paris next weekend`, or `/help`.")
-        if len(text.encode("utf-8", "surrogatepass")) > self.settings.max_input_bytes:
-            return (f"メッセージが長すぎます（{size} KB）。上限は {limit} KB です。ファイルとして添付してください。" if ja else
-                    f"Your message is too long ({size} KB); the limit is {limit} KB. Attach it as a file instead.")
+            return say("empty_message", language)
+        if size > self.settings.max_input_bytes:
+            return say("message_too_long", language, size=size // 1000, limit=self.settings.max_input_bytes // 1000)
         if "\x00" in text:
-            return ("メッセージにバイナリデータが含まれています。テキストで送ってください。" if ja else
-                    "Your message contains binary data; please send plain text.")
+            return say("binary_message", language)
         for file in attachments:
             if len(file.content) > self.settings.max_attachment_bytes:
-                size, limit = len(file.content) // 1000, self.settings.max_attachment_bytes // 1000
-                return (f"`{file.filename}` が大きすぎます（{size} KB）。上限は {limit} KB です。" if ja else
-                        f"`{file.filename}` is too large ({size} KB); the limit is {limit} KB.")
+                return say("file_too_large", language, name=file.filename, size=len(file.content) // 1000,
+                           limit=self.settings.max_attachment_bytes // 1000)
             try:
                 file.text()  # every agent reads text; refuse binary or non-UTF-8 files up front
             except BadInput as exc:
-                return exc.said("ja" if ja else "en")
+                return exc.said(language)
         return None
 
     def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> RunnableConfig:
@@ -566,23 +559,18 @@ class ConversationRuntime:
             record = held.record or await self.app_db.create_thread(key.thread_id, key.platform)
         command = self.commands.get(turn.command) if turn.command else None
         language = language_for(turn.locale, turn.text)
-        ja = language == "ja"
         if turn.command and command is None:
-            yield Failure(kind="bad_input", user_message=(
-                f"`/{turn.command}` というコマンドはありません。`/help` をお試しください。" if ja
-                else f"I don't know the command `/{turn.command}`. Try `/help`."))
+            yield Failure(kind="bad_input", user_message=say("unknown_command", language, command=turn.command))
             return
         if command is RESET:
             await self._reset(key)
-            yield Final(text="会話をリセットしました。次は何をしましょうか？" if ja
-                        else "Conversation reset. What would you like to do next?")
+            yield Final(text=say("conversation_reset", language))
             return
         if command is HELP:
             yield Final(text=self.commands.help_text(language=language))
             return
         if record.note == INTERRUPTED:
-            yield Status(text="前回の依頼は再起動で中断されました。止まったところから続けます。" if ja
-                         else "Your previous request was interrupted by a restart; picking up from where it stopped.")
+            yield Status(text=say("interrupted", language))
         agent: AgentDefinition | None
         if command is not None:
             agent = self._agents[command.agent or ""]
@@ -710,11 +698,9 @@ class ConversationRuntime:
                 else:
                     final = await _with_attachments(agent, dict(outcome.values), agent.final(dict(outcome.values)))
                 if planner_steps:
-                    footer = PLANNER_FOOTER_JA if language == "ja" else PLANNER_FOOTER
-                    final = final.model_copy(update={"text": final.text + footer})
+                    final = final.model_copy(update={"text": final.text + say("planner_footer", language)})
                 if resumed is not None:
-                    footer = RESUMED_FOOTER_JA if language == "ja" else RESUMED_FOOTER
-                    final = final.model_copy(update={"text": final.text + footer})
+                    final = final.model_copy(update={"text": final.text + say("resumed_footer", language)})
         except asyncio.CancelledError:
             # Stopped mid-turn (shutdown): the graph's last checkpoint stands; mark the turn
             # interrupted now, so the next start resumes it (the status message id stays recorded).
@@ -730,14 +716,12 @@ class ConversationRuntime:
             ja = language == "ja" and strategy.user_message_ja
             final = Failure(kind=strategy.failure, user_message=strategy.user_message_ja if ja else strategy.user_message)
         except GraphRecursionError:
-            final = Failure(kind="internal", user_message=(
-                "堂々めぐりになったため止めました。言い換えてください。" if language == "ja"
-                else "I went round in circles on that one and stopped. Please rephrase."))
+            final = Failure(kind="internal", user_message=say("went_round", language))
         except BadInput as exc:
             final = Failure(kind="bad_input", user_message=exc.said(language))
         except Exception:
             log.exception("turn failed in %s", config["configurable"]["thread_id"])
-            final = Failure(kind="internal", user_message=INTERNAL_ERROR_JA if language == "ja" else INTERNAL_ERROR)
+            final = Failure(kind="internal", user_message=say("internal_error", language))
         if status is not None:
             status.on_posted = None  # the answer replaces the status message from here on
         if isinstance(final, Failure):
