@@ -65,18 +65,20 @@ class Profiles:
         self.fetch, self.ttl = fetch, ttl
         self._kept: dict[str, tuple[float, dict[str, str]]] = {}  # user → (fetched at, fields)
 
-    def known(self, user_id: str) -> dict[str, str]:
+    def _fresh(self, user_id: str) -> dict[str, str] | None:
         cached = self._kept.get(user_id)
-        return cached[1] if cached is not None and time.monotonic() - cached[0] < self.ttl else {}
+        return cached[1] if cached is not None and time.monotonic() - cached[0] < self.ttl else None
+
+    def known(self, user_id: str) -> dict[str, str]:
+        return self._fresh(user_id) or {}
 
     async def __call__(self, user_id: str) -> dict[str, str]:
-        cached, now = self._kept.get(user_id), time.monotonic()
-        if cached is not None and now - cached[0] < self.ttl:
-            return cached[1]
-        fields = await self.fetch(user_id)
-        if len(self._kept) > PROFILES_KEPT:
-            self._kept.clear()
-        self._kept[user_id] = (now, fields)
+        fields = self._fresh(user_id)
+        if fields is None:
+            fields = await self.fetch(user_id)
+            if len(self._kept) > PROFILES_KEPT:
+                self._kept.clear()
+            self._kept[user_id] = (time.monotonic(), fields)
         return fields
 
 

@@ -11,7 +11,7 @@ import re
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import Any, TypeVar
 
 from langchain_core.messages import AIMessage, ToolMessage
@@ -649,7 +649,7 @@ _DETAILS = re.compile(
     r"(?:\nAddress: (?P<address>[^\n]+?)\. Amenities: (?P<amenities>[^\n]+?)\.(?:\n(?P<description>(?s:.+)))?)?\Z"
 )
 _STAY = re.compile(
-    r"(?P<m1>[A-Z][a-z]{2}) (?P<d1>\d{1,2})(?:, \d{4})?(?:–| – (?P<m2>[A-Z][a-z]{2}) )(?P<d2>\d{1,2}), \d{4}"
+    r"(?P<m1>[A-Z][a-z]{2}) (?P<d1>\d{1,2})(?:, \d{4})?(?:–| – (?P<m2>[A-Z][a-z]{2}) )(?P<d2>\d{1,2}), (?P<y>\d{4})"
 )
 
 
@@ -668,14 +668,16 @@ def _details_ja(block: str) -> str:
 
 
 def _stay_ja_of(label: str) -> str:
-    """'Dec 11–13, 2026' → 12月11日〜13日, 'Dec 30, 2026 – Jan 2, 2027' → 12月30日〜1月2日."""
+    """tools.stay_label's 'Dec 11–13, 2026' as stay_ja says it: 12月11日〜13日 ('Dec 30, 2026 – Jan 2, 2027' → 12月30日〜1月2日)."""
     found = _STAY.fullmatch(label.strip())
-    if found is None:
+    try:
+        assert found is not None
+        first = datetime.strptime(found["m1"], "%b").month
+        last = datetime.strptime(found["m2"], "%b").month if found["m2"] else first
+        year = int(found["y"])
+        return stay_ja(date(year - (first > last), first, int(found["d1"])), date(year, last, int(found["d2"])))
+    except (AssertionError, ValueError):
         return label
-    months = {m: i for i, m in enumerate(("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"), 1)}
-    start = f"{months.get(found['m1'], 0)}月{found['d1']}日"
-    end = f"{months.get(found['m2'], 0)}月{found['d2']}日" if found["m2"] else f"{found['d2']}日"
-    return f"{start}〜{end}"
 
 
 _NONE_FOUND = re.compile(r"^No hotels available in (?P<city>.+?) for (?P<label>.+?) with these filters\.\s*")

@@ -24,6 +24,8 @@ IntentName = Literal[
 DETERMINISTIC: frozenset[str] = frozenset({"search", "compare", "specs", "reviews", "coupons", "cart"})
 AGENTIC: frozenset[str] = frozenset({"inventory", "purchase", "apply_coupon", "other"})
 
+_JA_COUNTERS = "個|つ|点|台|本|枚|足|着|冊|箱|袋|セット|ペア"  # counters a quantity is said with (2個, 2足, 2着…)
+
 # intent → patterns (case-insensitive); each match adds its weight.
 PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
     "search": (
@@ -64,7 +66,7 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"^(?:please\s+)?(?:remove|delete|take out)\b|^.{0,25}(?:番目|つ目|最初|最後|それ|これ)の?(?:商品)?を?(?:削除|外して|取り除)", 3.0),
         (r"\bset (?:it|them|that|this|the \w+(?: one)?) to \d{1,2}\b|\bmake it \d{1,2}\b", 3.0),
         (r"数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変えて)", 3.0),
-        (r"カートに(?:[0-9０-９一二三四五六七八九十]+(?:個|つ|点|台|本|枚|足|着|冊|箱|袋|セット|ペア)\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
+        (rf"カートに(?:[0-9０-９一二三四五六七八九十]+(?:{_JA_COUNTERS})\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
          r"|カートから.{0,20}(?:削除|外)", 3.0),
     ),
     "cart": (
@@ -159,7 +161,7 @@ def category_of(text: str) -> str | None:
 
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|a couple of"
 _JA_NUMBER = r"[一二三四五六七八九十]{1,2}|ひと|ふた|みっ|よっ|いつ"
-_UNIT = r"(?:個|つ|点|本|足|台|枚|着|冊|箱|袋|セット|ペア)(?!目)"  # 「2つ目」「2個目」 are ordinals, not quantities
+_UNIT = rf"(?:{_JA_COUNTERS})(?!目)"  # 「2つ目」「2個目」 are ordinals, not quantities
 _QUANTITY = re.compile(
     rf"\b(?:quantity|qty)\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<s>-?\d{{1,4}}|{_NUMBER_WORDS})\b"  # "quantity of the first to 5"
     rf"|\bset\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<t>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
@@ -418,17 +420,13 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
     rating = extract_min_rating(text)
     if rating is not None:
         out["min_rating"] = rating.on_scale(5)
-    elif stars := _STARS.search(text):  # a product's rating is its stars ("4.5 stars and up", 「星4以上」)
-        out["min_rating"] = float(stars.group("v") or stars.group("ja"))
+    elif stars := _STARS.search(text) or _JA_RATING.search(text):  # a product's stars are its rating ("4.5 stars and up", 「星4以上」)
+        out["min_rating"] = float(stars.group("v"))
     return out
 
 
-_JA_RATING = re.compile(r"(?:評価|星|★)\s*[1-5](?:\.\d+)?\s*(?:つ)?(?:以上)?")
-_STARS = re.compile(
-    r"(?<![\d.])(?P<v>[1-5](?:\.\d)?)\s*\+?\s*(?:-\s*)?stars?\b(?!\s*(?:hotel|rated))"
-    r"|(?:星|★)\s*(?P<ja>[1-5](?:\.\d)?)\s*(?:以上|つ以上)?",
-    re.IGNORECASE,
-)
+_JA_RATING = re.compile(r"(?:評価|星|★)\s*(?P<v>[1-5](?:\.\d+)?)\s*(?:つ)?(?:以上)?")
+_STARS = re.compile(r"(?<![\d.])(?P<v>[1-5](?:\.\d)?)\s*\+?\s*(?:-\s*)?stars?\b(?!\s*(?:hotel|rated))", re.IGNORECASE)
 
 
 _REVIEW_FRAME = re.compile(
