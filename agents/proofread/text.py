@@ -181,6 +181,16 @@ class Sentence:
         position = bisect_right(self.breaks, index, key=lambda brk: brk[0])
         return self.breaks[position - 1][1] if position else self.line_start
 
+    def typed_gap(self, start: int, end: int) -> bool:
+        """Whether text[start:end], white space between two words, is what the writer typed: a
+        space or two, or a line break (trailing spaces, then the next line's indentation). Code,
+        URLs and tags are blanked to spaces column for column, so a longer run inside a line
+        stands where something was taken out (“to `v0.56.0` to” reads “to           to”)."""
+        joins = [index for index, _number in self.breaks if start < index <= end]
+        if not joins:
+            return end - start <= 2
+        return joins[0] - start <= 3  # up to two trailing spaces and the space that joins the lines
+
 
 def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sentence]:
     """Sentences from consecutive prose lines. A paragraph break (a gap in line numbers or a

@@ -465,3 +465,28 @@ def test_shell_names_and_british_spellings_inside_a_word_are_not_misspellings():
     text = "# Shells\n\nThe prompt comes from tcsh, and the behavioural change is favourable.\n"
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", "# Shells\n\nThere are fourty shells.\n")
+
+
+def test_words_either_side_of_a_code_span_or_a_hyphen_are_not_doubled():
+    text = (
+        "# Release\n\nWe moved from `v0.55.0` to `v0.56.0` to fix the parser.\n\n"
+        "Enable the add-on on the Policies page.\n\nThe fix is is in, and the\nthe docs follow.\n"
+    )
+    found = sorted(issue.problem for issue in run("language_quality", text) if issue.source == "rule:doubled-word")
+    # “is is” typed twice; “the” at the end of a line and again at the start of the next.
+    assert found == ["Doubled word: “is is”.", "Doubled word: “the the”."], found
+
+
+def test_a_public_contact_address_is_no_leak():
+    text = (
+        "# Support\n\nReach out at [team@babeljs.io](mailto:team@babeljs.io) or security@tauri.app, "
+        "or write to <mailto:taro.yamada@gmail.com>.\n"
+    )
+    assert "rule:email" not in sources("privacy", text)
+    assert "rule:email" in sources("privacy", "# Config\n\ngit config user.email taro.yamada@gmail.com\n")
+
+
+def test_a_side_effect_import_or_a_bare_require_is_javascript():
+    for code in ("global.test = 'test'\nimport './test'\n", "'use strict';\n\nrequire('./test');\nglobal.test = 'test';\n"):
+        found = run("code_quality", f"# Modules\n\nThe code:\n\n```\n{code}```\n")
+        assert any("javascript" in (issue.suggestion or "") for issue in found), found

@@ -55,7 +55,8 @@ WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
 # en dash between words (an en dash between numbers is a range).
 EN_WORD = re.compile(r"[A-Za-z0-9'’-]+")
 EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za-z])")
-EN_DOUBLE = re.compile(r"(?i)\b([a-z]+)\s+\1\b")
+# Not the tail of a hyphenated word or a contraction (“add-on on”, “won't t”).
+EN_DOUBLE = re.compile(r"(?i)(?<![\w'’-])([a-z]+)(\s+)\1\b(?!['’-])")
 EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
@@ -356,6 +357,8 @@ class LanguageQualityChecker(BaseChecker):
                 after = sentence.text[match.end() :].split()[:1]
                 if word in EN_DOUBLE_OK or [w.lower() for w in before + after].count(word):
                     continue  # "long long", or a deliberate run of three ("far far far away")
+                if not sentence.typed_gap(match.start(2), match.end(2)):
+                    continue  # something was between them: code, a URL, a tag
                 issues.append(self.issue(
                     article, "warning", sentence.line_at(match.start()),
                     f"Doubled word: “{match.group(0)}”.", f"Remove one “{match.group(1)}”.",

@@ -39,7 +39,8 @@ SIGNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?ms)^\s*package\s+\w+\s*$.*^\s*func\s"), "go"),
     (re.compile(r"(?m)^\s*(?:pub\s+)?fn\s+\w+.*[{(]|^\s*use\s+\w+(?:::\w+)+;"), "rust"),
     (re.compile(r"(?m)^\s*(?:public|private|protected)\s+(?:static\s+)?(?:final\s+)?(?:class|interface|void|enum)\s"), "java"),
-    (re.compile(r"(?m)^\s*(?:import\s.+\sfrom\s+['\"]|export\s+(?:default|const|function|class)\s"
+    (re.compile(r"(?m)^\s*(?:import\s.+\sfrom\s+['\"]|import\s+['\"][^'\"\n]+['\"];?\s*$|export\s+(?:default|const|function|class)\s"
+                r"|['\"]use strict['\"];|require\(['\"][^'\"\n]+['\"]\);?\s*$|module\.exports\s*="
                 r"|(?:const|let|var)\s+[\w{}\[\], ]+=\s*(?:require\(|async\b|\(|function\b|new\b|\{|\[|['\"`\d])"
                 r"|function\s+\w+\s*\(|console\.log\()"), "javascript"),
     (re.compile(r"(?m)^FROM\s+\S+.*(?:\n.*)*\n(?:RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV|EXPOSE|ARG)\s"), "dockerfile"),

@@ -147,6 +147,22 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
     return finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL)
 
 
+# A team's or a project's mailbox (RFC 2142 and its kin): an address that exists to be published.
+CONTACT_MAILBOXES = frozenset({
+    "team", "contact", "info", "hello", "support", "help", "security", "press", "media", "sales",
+    "feedback", "abuse", "postmaster", "webmaster", "hostmaster", "inquiry", "inquiries", "office",
+    "community", "maintainers", "opensource", "oss", "conduct", "privacy", "legal", "jobs", "careers",
+})
+
+
+def _mailto_link(line: str, start: int, end: int) -> bool:
+    """The address at line[start:end] is a `mailto:` link's destination, or the text of one: the
+    writer asks readers to write to it."""
+    if line[:start].lower().endswith("mailto:"):
+        return True
+    return line[:start].endswith("[") and line[end:].lower().startswith("](mailto:")
+
+
 def find_emails(line: str) -> Iterator[re.Match[str]]:
     """EMAIL.finditer(line), trying each word once rather than from each of its `%` (quadratic)."""
     return finditer_by_runs(EMAIL, line, _EMAIL_START, _EMAIL_RUN)
@@ -302,6 +318,8 @@ class PrivacyChecker(BaseChecker):
             local = address.split("@", 1)[0]
             if local.lower() in {"git", "noreply", "no-reply", "user", "you", "name"}:
                 continue
+            if local.lower() in CONTACT_MAILBOXES or _mailto_link(line, match.start(), match.end()):
+                continue  # an address published to be written to: nothing leaks by printing it
             issues.append(self.issue(
                 article, "suggestion", number, f"The article contains an email address ({local[:2]}…@{domain}).",
                 "Replace it with an address at example.com (reserved for documentation), e.g. user@example.com.",
