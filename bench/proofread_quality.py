@@ -220,6 +220,7 @@ class Finding:
     severity: str
     rule: str  # the issue's source, or its category when it names none
     message: str
+    members: tuple[int, ...] = ()  # a grouped finding (rules.GROUPED_RULES): every line it names
 
     @property
     def key(self) -> tuple[str, str, int | None, str]:
@@ -297,6 +298,22 @@ class CorpusRun:
     skipped: list[tuple[str, str]] = field(default_factory=list)  # (article id, why)
     unused: list[Label] = field(default_factory=list)  # labels of scored articles nothing matched
     loose_matches: int = 0  # labels matched on (rule, line) alone because the message changed
+    in_groups: list[Label] = field(default_factory=list)  # single findings' labels a grouped finding names
+
+    @property
+    def true_problems(self) -> int:
+        """True findings, a grouped finding counting the lines it names that were judged true as
+        single findings (itself, where none of its lines was)."""
+        judged = {(label.article, label.line): label.verdict for label in self.in_groups}
+        count = 0
+        for article in self.articles:
+            for finding, label in article.findings:
+                lines = [judged.get((finding.article, line)) for line in finding.members]
+                if any(lines):
+                    count += lines.count("true")
+                else:
+                    count += label is not None and label.verdict == "true"
+        return count
 
     def tally(self, group: str) -> dict[str, Verdicts]:
         tallies: dict[str, Verdicts] = defaultdict(Verdicts)
@@ -401,6 +418,8 @@ def write_corpus_labels(
 
 
 def findings_of(article: dict[str, Any], review: dict[str, Any]) -> list[Finding]:
+    from agents.proofread.rules import grouped_lines
+
     return [
         Finding(
             article=article["id"],
@@ -410,9 +429,18 @@ def findings_of(article: dict[str, Any], review: dict[str, Any]) -> list[Finding
             severity=issue["severity"],
             rule=issue.get("source") or issue["category"],
             message=issue.get("problem") or "",
+            members=tuple(grouped_lines(issue)),
         )
         for issue in review["issues"]
     ]
+
+
+def named_in_groups(findings: list[Finding], unused: list[Label]) -> tuple[list[Label], list[Label]]:
+    """The unused labels of single findings on lines a grouped finding of the same rule names (the
+    problem is still reported, in the group), and the rest."""
+    named = {(f.rule, line) for f in findings for line in f.members}
+    covered = [label for label in unused if (label.rule, label.line) in named]
+    return covered, [label for label in unused if (label.rule, label.line) not in named]
 
 
 def match_labels(
@@ -444,7 +472,7 @@ def match_labels(
     loose = 0
     for place, indices in open_findings.items():
         candidates = open_labels.get(place, [])
-        if len(indices) == 1 and len(candidates) == 1:
+        if len(indices) == 1 and len(candidates) == 1 and not findings[indices[0]].members:  # a group: a new finding
             matched[indices[0]] = candidates[0]
             used.add(id(candidates[0]))
             loose += 1
@@ -509,7 +537,9 @@ async def run_corpus(
         review = await review_text(text, Path(str(article.get("path") or path.name)).name)
         findings = findings_of(article, review)
         matched, unused, loose = match_labels(findings, by_article.get(article["id"], []), renamed)
+        covered, unused = named_in_groups(findings, unused)
         run.unused += unused
+        run.in_groups += covered
         run.loose_matches += loose
         run.articles.append(
             ScoredArticle(
@@ -554,8 +584,14 @@ def corpus_report(
         f"{total.findings} findings, {total.true} true, {total.unlabelled} unlabelled; "
         f"{len(run.unused)} labels unused ({lost} of them true: real problems no longer reported); "
         f"{run.loose_matches} matched on rule and line alone (message changed).",
-        "",
     ]
+    if run.in_groups:
+        named = sum(1 for label in run.in_groups if label.verdict == "true")
+        out.append(
+            f"{len(run.in_groups)} earlier single findings are lines named by a grouped finding ({named} of them "
+            f"true); true problems reported, a group counting its lines: {run.true_problems}."
+        )
+    out.append("")
     for article_id, why in run.skipped:
         out.append(f"skipped {article_id}: {why}")
     if run.skipped:

@@ -59,9 +59,9 @@ class Rewrite:
 REWRITES: tuple[Rewrite, ...] = (
     Rewrite("redundant-phrase", re.compile(r"(?<=[\u30a1-\u30fa\u30fc\u4e00-\u9fff]{2})(?P<phrase>することができ)"), "でき"),
     Rewrite("redundant-phrase", re.compile(r"(?<=[^\W\d_]に)(?P<phrase>することができ)"), "でき"),
-    Rewrite("redundant-phrase", re.compile(
+    Rewrite("in-order-to", re.compile(
         r"(?:^\s*(?:(?:[-*+>]|\d{1,3}[.)])\s+)*|(?<=[.!?:;]\s)|(?<=[.!?:;]\s\s))(?P<phrase>In order to)(?=\s)"), "To"),
-    Rewrite("redundant-phrase", re.compile(r"(?<=,\s)(?P<phrase>in order to)(?=\s)"), "to"),
+    Rewrite("in-order-to", re.compile(r"(?<=,\s)(?P<phrase>in order to)(?=\s)"), "to"),
 )
 # Which rewrites a rule's issue allows (the fixes follow the review: a rule turned off, or
 # disabled by an inline comment, is not fixed either).
@@ -73,6 +73,7 @@ FIX_NAMES = {
     "final-newline": ("final newline added", "末尾に改行を追加"),
     "code-language": ("code fence languages added", "コードブロックに言語名を追加"),
     "redundant-phrase": ("redundant phrases shortened", "冗長な表現を短く"),
+    "in-order-to": ("“in order to” shortened to “to”", "“in order to” を “to” に"),
 }
 
 
@@ -108,13 +109,14 @@ def fix_article(article: ParsedArticle, issues: Iterable[Issue | Mapping[str, An
             if line is not None:
                 edited[index] = line
                 counts["code-language"] += 1
-    for number in sorted(flagged.get("redundant-phrase", ())):
-        index = number - 1
-        if 0 <= index < len(edited) and not protected[index]:
-            line, rewritten = rewrite_phrases(edited[index])
-            if rewritten:
-                edited[index] = line
-                counts["redundant-phrase"] += rewritten
+    for rule in sorted(REWRITE_RULES):
+        for number in sorted(flagged.get(rule, ())):
+            index = number - 1
+            if 0 <= index < len(edited) and not protected[index]:
+                line, rewritten = rewrite_phrases(edited[index], rule)
+                if rewritten:
+                    edited[index] = line
+                    counts[rule] += rewritten
 
     # Whitespace: only when the article renders the same with these changes as without them.
     spaced, space_counts = _whitespace(edited, kinds, protected, final_newline=from_file)
@@ -199,12 +201,14 @@ def _with_language(line: str, block: CodeBlock, language: str) -> str | None:
 # --- phrases ----------------------------------------------------------------------------------------
 
 
-def rewrite_phrases(line: str) -> tuple[str, int]:
-    """The line with every redundant phrase of REWRITES shortened, outside code spans, math, URLs,
-    link targets and HTML tags; and how many were."""
+def rewrite_phrases(line: str, rule: str | None = None) -> tuple[str, int]:
+    """The line with every redundant phrase of REWRITES (of `rule`'s, if given) shortened, outside
+    code spans, math, URLs, link targets and HTML tags; and how many were."""
     masked = mask_for_prose(line) if any(c in line for c in "`$<]:") else line
     spans: list[tuple[int, int, str]] = []
     for rewrite in REWRITES:
+        if rule is not None and rewrite.rule != rule:
+            continue
         for match in rewrite.pattern.finditer(masked):
             start, end = match.span("phrase")
             if line[start:end] == match.group("phrase"):

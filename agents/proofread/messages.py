@@ -199,6 +199,7 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "image-alt": {
         "Image {url} has no alt text.": "画像 {url} に代替テキストがありません。",
+        "{count} images have no alt text (lines {lines}).": "代替テキストのない画像が{count}枚あります（{lines}行目）。",
         "Describe the image inside the brackets: ![構成図](…).": "角括弧の中に画像の説明を書いてください: ![構成図](…)",
         "Alt text is read by screen readers and shown when the image fails to load.":
             "代替テキストはスクリーンリーダーが読み上げ、画像を読み込めないときにも表示されます。",

@@ -221,4 +221,42 @@ def apply_rule_control(
         if setting in SEVERITIES and setting != issue.severity:
             issue = issue.model_copy(update={"severity": setting})
         kept.append(issue)
+    return grouped(kept)
+
+
+# Rules whose findings all ask for the same fix, reported once per article past GROUP_AFTER of them,
+# naming every line: 67 screenshots without alt text are one thing to fix, not 67 items to read.
+GROUPED_RULES: dict[str, str] = {"image-alt": "{count} images have no alt text (lines {lines})."}
+GROUP_AFTER = 3
+
+
+_GROUP_LINES = re.compile(r"\((?:lines )?(\d+(?:, \d+)*)\)\.$|（(\d+(?:, \d+)*)行目）。$")
+
+
+def grouped_lines(issue: Issue | Mapping[str, object]) -> list[int]:
+    """The lines a grouped finding names (its problem, in either language); [] for any other."""
+    source = issue.source if isinstance(issue, Issue) else issue.get("source")
+    problem = issue.problem if isinstance(issue, Issue) else issue.get("problem")
+    if str(source or "").partition(":")[2] not in GROUPED_RULES:
+        return []
+    found = _GROUP_LINES.search(str(problem or ""))
+    return [int(n) for n in (found.group(1) or found.group(2)).split(", ")] if found else []
+
+
+def grouped(issues: list[Issue]) -> list[Issue]:
+    """`issues` with the findings of each rule of GROUPED_RULES, when more than GROUP_AFTER, made
+    one: the first, its problem naming how many and on which lines."""
+    groups: dict[str, list[Issue]] = {}
+    for issue in issues:
+        if rule_id(issue) in GROUPED_RULES:
+            groups.setdefault(rule_id(issue), []).append(issue)
+    kept = []
+    for issue in issues:
+        group = groups.get(rule_id(issue), [])
+        if len(group) <= GROUP_AFTER:
+            kept.append(issue)
+        elif issue is group[0]:
+            lines = ", ".join(str(each.line_start) for each in group)
+            problem = GROUPED_RULES[rule_id(issue)].format(count=len(group), lines=lines)
+            kept.append(issue.model_copy(update={"problem": problem}))
     return kept

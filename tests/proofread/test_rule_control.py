@@ -146,3 +146,35 @@ async def test_the_review_applies_settings_and_inline_comments():
     assert ("rule:bare-url", 3) in found
     assert ("rule:bare-url", 6) not in found
     assert not [source for source, _line in found if source == "rule:http-url"]
+
+
+def test_many_images_without_alt_text_are_one_finding_naming_every_line():
+    shots = "".join(f"Step {n}.\n\n![](/images/step{n}.png)\n\n" for n in range(1, 7))
+    text = f"# Tutorial\n\n{shots}"
+    found = [i for i in apply_rule_control(_checked(text), {}) if i.source == "rule:image-alt"]
+    assert len(found) == 1
+    assert found[0].problem == "6 images have no alt text (lines 5, 9, 13, 17, 21, 25)."
+    assert found[0].line_start == 5
+    # Three or fewer stay one finding each; lines disabled inline are not counted.
+    few = "# Tutorial\n\n" + "".join(f"![](/images/{n}.png)\n\n" for n in range(3))
+    assert len([i for i in apply_rule_control(_checked(few), {}) if i.source == "rule:image-alt"]) == 3
+    quiet = f"# Tutorial\n\n<!-- proofread-disable image-alt -->\n{shots}<!-- proofread-enable -->\n![](/x.png)\n"
+    parsed = parse_article(quiet)
+    kept = apply_rule_control(_checked(quiet), {}, parsed.suppressions)
+    assert [(i.problem, i.line_start) for i in kept if i.source == "rule:image-alt"] == [("Image /x.png has no alt text.", 29)]
+
+
+def test_in_order_to_is_a_rule_of_its_own_a_project_can_turn_off():
+    text = "# Build\n\nIt goes without saying that we cache the results in order to save time.\n"
+    from tests.proofread.test_false_alarms import run
+
+    found = run("language_quality", text)
+    assert {"rule:in-order-to", "rule:redundant-phrase"} <= {i.source for i in apply_rule_control(found, {})}
+    kept = {i.source for i in apply_rule_control(found, {"in-order-to": "off"})}
+    assert "rule:in-order-to" not in kept and "rule:redundant-phrase" in kept
+
+
+def _checked(text: str) -> list[Issue]:
+    from tests.proofread.test_false_alarms import run
+
+    return run("markdown_format", text)

@@ -47,7 +47,8 @@ WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
 FOOTNOTE_DEFINITION = re.compile(r"^\s{0,3}\[\^[^\]]+\]:")
 ASIDE_BOXES = {"message", "note"}
 EN_HEDGE = re.compile(r"(?i)\b(I think|I believe)\b")
-EN_REDUNDANT = re.compile(r"(?i)\b(in order to|it goes without saying)\b")
+EN_REDUNDANT = re.compile(r"(?i)\bit goes without saying\b")
+EN_IN_ORDER_TO = re.compile(r"(?i)\bin order to\b")  # its own rule: off by default (rules.py)
 # Intensifiers (very, really, quite, actually) are left alone: in published English articles they
 # were almost never worth a note. These two talk down to a reader who did not find it obvious.
 WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
@@ -367,6 +368,7 @@ class LanguageQualityChecker(BaseChecker):
             for pattern, rule, reason in (
                 (EN_HEDGE, "rule:hedge", "Hedges weaken a technical claim; state it, or say what is uncertain."),
                 (EN_REDUNDANT, "rule:redundant-phrase", "The shorter phrase says the same."),
+                (EN_IN_ORDER_TO, "rule:in-order-to", "The shorter phrase says the same."),
                 (WEAK_EN, "rule:weak-phrase", "Fillers dilute technical writing."),
             ):
                 for match in pattern.finditer(sentence.text):
