@@ -225,6 +225,8 @@ class AppDatabase:
             pg = await open_database(url, name="app database", pool_size=pool_size)
             assert isinstance(pg, PostgresDatabase)
             db = cls(pg=pg)
+            if share is not None and share.kind == "postgres":
+                share.pipeline_through(db.pipelined)  # a turn's checkpoints ride its queue's round trips
         else:
             db = cls(sqlite=await SqliteThread.open(sqlite_path(url)), lock_ttl=lock_ttl)
         try:
@@ -312,6 +314,18 @@ class AppDatabase:
             "ON CONFLICT (key) DO UPDATE SET agent = COALESCE(concierge_threads.agent, excluded.agent)",
             (key, platform, agent, now, now),
         )
+
+    async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]] | None:
+        """PostgreSQL: statements (psycopg's `%s` placeholders; rows as dicts where the flag says)
+        run in order on the turn-lock connection, in the round trip of whatever else is waiting
+        there (group commit), without a pooled connection; the rows of each. None when that
+        connection just broke: the caller runs them through the pool."""
+        queue = self._turn_queue()
+        assert isinstance(queue, _PostgresTurnQueue)
+        try:
+            return await queue._batch(statements)
+        except _LockConnectionLost:
+            return None
 
     async def update_thread(self, key: str, **fields: Any) -> None:
         statement = _thread_update(key, fields)
@@ -947,16 +961,20 @@ class _PostgresTurnQueue(_TurnQueue):
     async def finish(
         self, key: str, seq: int, *, locked: bool, update: tuple[str, tuple[Any, ...]] | None = None
     ) -> None:
+        # The turn's last state change, when there is one, is part of the same statement: it
+        # commits with the queue place's removal, so the next turn, which starts only once that
+        # removal is visible, always reads the thread as this turn left it.
+        changed, changed_params = (f"upd AS ({update[0]}), ", update[1]) if update is not None else ("", ())
         leave = (
-            "WITH done AS (DELETE FROM concierge_turn_queue WHERE key = ? AND seq = ?) "
+            f"WITH {changed}done AS (DELETE FROM concierge_turn_queue WHERE key = ? AND seq = ?) "
             f"SELECT {'pg_advisory_unlock(?)' if locked else '?::bigint'}, "
             "CASE WHEN EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND owner <> ?) "
             f"THEN pg_notify('{_CHANNEL}', ?) END",
-            (key, seq, self._lock_id(key), key, self.owner, key),
+            (*changed_params, key, seq, self._lock_id(key), key, self.owner, key),
             False,
         )
         try:
-            await self._batch([(*update, False), leave] if update is not None else [leave])
+            await self._batch([leave])
         except Exception:
             # Through the pool instead; closing the lock connection lets go of the lock.
             log.warning("could not leave the turn queue of %s on the turn-lock connection", key, exc_info=True)
@@ -1126,11 +1144,19 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
     from langgraph.checkpoint.base import (
         WRITES_IDX_MAP,
         CheckpointTuple,
+        get_checkpoint_id,
         get_serializable_checkpoint_metadata,
     )
     from langgraph.checkpoint.postgres.aio import AsyncPostgresSaver
     from langgraph.checkpoint.serde.types import _DeltaSnapshot
     from psycopg.types.json import Jsonb
+
+    # Statements handed to a pipeline keep psycopg's placeholders; the queue's own use `?`.
+    assert not any("?" in sql for sql in (
+        AsyncPostgresSaver.SELECT_SQL, AsyncPostgresSaver.UPSERT_CHECKPOINT_BLOBS_SQL,
+        AsyncPostgresSaver.UPSERT_CHECKPOINTS_SQL, AsyncPostgresSaver.UPSERT_CHECKPOINT_WRITES_SQL,
+        AsyncPostgresSaver.INSERT_CHECKPOINT_WRITES_SQL,
+    ))
 
     class PostgresCheckpointer(AsyncPostgresSaver):
         """Serialisation runs inline, not in `asyncio.to_thread`: a checkpoint of a bounded
@@ -1142,7 +1168,18 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
         checkpoint's plain JSON, out of the serializer's reach (a user's text in a `str` state
         field would be stored in the clear). Sealed, they are written as blobs, through the
         encrypting serializer, like every other value; reading finds them by channel version as
-        it finds any blob."""
+        it finds any blob.
+
+        Pipelined (`pipeline`, set by the app database sharing the turn-lock connection): a turn's
+        reads and writes go on that connection in the round trip of whatever else is waiting
+        there, the queue's statements and other turns' checkpoints alike, instead of each taking
+        a pooled connection (and the upstream saver's process-wide lock) for a round trip of its
+        own. When that connection has just broken, the pool serves as before."""
+
+        pipeline: Callable[[list[tuple[str, Sequence[Any], bool]]], Awaitable[list[list[Any]] | None]] | None = None
+
+        async def _pipelined(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]] | None:
+            return None if self.pipeline is None else await self.pipeline(statements)
 
         async def aput(
             self, config: RunnableConfig, checkpoint: Checkpoint, metadata: CheckpointMetadata,
@@ -1173,7 +1210,9 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                         await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
                     await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
 
-            await reconnecting(self.conn, put)  # upserts: safe to run again
+            statements = [(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob, False) for blob in blob_rows]
+            if await self._pipelined([*statements, (self.UPSERT_CHECKPOINTS_SQL, row, False)]) is None:
+                await reconnecting(self.conn, put)  # upserts: safe to run again
             return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint["id"]}}
 
         async def aput_writes(
@@ -1193,9 +1232,25 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                 async with self._cursor(pipeline=True) as cur:
                     await cur.executemany(query, rows)
 
-            await reconnecting(self.conn, put)  # keyed by task and index: safe to run again
+            if await self._pipelined([(query, row, False) for row in rows]) is None:
+                await reconnecting(self.conn, put)  # keyed by task and index: safe to run again
 
         async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
+            configurable = config["configurable"]
+            checkpoint_id = get_checkpoint_id(config)
+            key = (configurable["thread_id"], configurable.get("checkpoint_ns", ""))
+            where = (
+                "WHERE thread_id = %s AND checkpoint_ns = %s AND checkpoint_id = %s" if checkpoint_id
+                else "WHERE thread_id = %s AND checkpoint_ns = %s ORDER BY checkpoint_id DESC LIMIT 1"
+            )
+            found = await self._pipelined([(self.SELECT_SQL + where, (*key, checkpoint_id) if checkpoint_id else key, True)])
+            if found is not None:
+                if not found[0]:
+                    return None
+                value = found[0][0]
+                # A checkpoint older than format 4 has pending sends to migrate: the upstream read does it.
+                if not (value["checkpoint"]["v"] < 4 and value["parent_checkpoint_id"]):
+                    return await self._load_checkpoint_tuple(value)
             return await reconnecting(self.conn, lambda: AsyncPostgresSaver.aget_tuple(self, config))
 
         async def _load_checkpoint_tuple(self, value: Any) -> CheckpointTuple:
@@ -1271,6 +1326,14 @@ class Checkpoints:
             await checkpoints.close()
             raise
         return checkpoints
+
+    def pipeline_through(
+        self, pipeline: Callable[[list[tuple[str, Sequence[Any], bool]]], Awaitable[list[list[Any]] | None]]
+    ) -> None:
+        """PostgreSQL: the checkpointer's reads and writes run through `pipeline` (the app
+        database's turn-lock connection), the pool only when that fails."""
+        saver: Any = self.saver
+        saver.pipeline = pipeline
 
     def allow(self, graph: Any) -> None:
         """Let the classes `graph`'s states declare be rebuilt from its checkpoints."""

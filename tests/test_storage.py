@@ -177,3 +177,30 @@ async def test_starting_a_process_leaves_turns_running_in_another_alone(
         assert isinstance(events[-1], Final)
         record = await a.app_db.get_thread(running.thread_id)
         assert record is not None and record.state == "idle" and record.note != "interrupted"
+
+
+async def test_postgres_checkpoints_ride_the_turn_lock_connection_and_fall_back_to_the_pool(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    """On PostgreSQL a turn's checkpoint reads and writes go on the turn-lock connection, in the
+    round trips of the turn's queue statements, not through pooled connections; when the server
+    ends that connection, the conversation goes on (through the pool until it is back)."""
+    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DATABASE_URL=postgres_url, _env_file=None)
+    key = ConversationKey.console(f"pipe-{uuid.uuid4().hex[:8]}")
+    async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
+        pool = rt.checkpoints.saver.conn  # the process's pool, shared with the app database
+        events = [e async for e in rt.handle(key, TurnInput.typed("/echo look up first"))]
+        assert isinstance(events[-1], Final)
+        asked = pool.get_stats().get("requests_num", 0)
+        for i in range(4):
+            events = [e async for e in rt.handle(key, TurnInput.typed(f"/echo look up more{i}"))]
+            assert isinstance(events[-1], Final)
+        # Each turn reads its checkpoint and writes new ones: through the pool that would be at
+        # least two requests a turn.
+        assert pool.get_stats().get("requests_num", 0) - asked < 4
+
+        queue = rt.app_db._turn_queue()
+        gone = await rt.app_db.fetch("SELECT pg_terminate_backend(?) AS gone", (queue._conn.info.backend_pid,))
+        assert gone and gone[0]["gone"]
+        events = [e async for e in rt.handle(key, TurnInput.typed("/echo look up after"))]
+        assert isinstance(events[-1], Final) and events[-1].data["messages"] == 24
