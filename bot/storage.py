@@ -319,7 +319,9 @@ class AppDatabase:
         """PostgreSQL: statements (psycopg's `%s` placeholders; rows as dicts where the flag says)
         run in order on the turn-lock connection, in the round trip of whatever else is waiting
         there (group commit), without a pooled connection; the rows of each. None when that
-        connection just broke: the caller runs them through the pool."""
+        connection just broke, or the app database is closed: the caller runs them through the pool."""
+        if self._pg is None:
+            return None
         queue = self._turn_queue()
         assert isinstance(queue, _PostgresTurnQueue)
         try:

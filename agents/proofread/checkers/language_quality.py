@@ -48,7 +48,7 @@ FOOTNOTE_DEFINITION = re.compile(r"^\s{0,3}\[\^[^\]]+\]:")
 ASIDE_BOXES = {"message", "note"}
 EN_HEDGE = re.compile(r"(?i)\b(I think|I believe)\b")
 EN_REDUNDANT = re.compile(r"(?i)\bit goes without saying\b")
-EN_IN_ORDER_TO = re.compile(r"(?i)\bin order to\b")  # its own rule: off by default (rules.py)
+EN_IN_ORDER_TO = re.compile(r"(?i)\bin order to\b")  # its own rule, so a project can turn it off alone
 # Intensifiers (very, really, quite, actually) are left alone: in published English articles they
 # were almost never worth a note. These two talk down to a reader who did not find it obvious.
 WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
