@@ -510,8 +510,8 @@ class HotelSkill:
                        nights=found.group("nights"), guests=found.group("guests"), available=found.group("n"),
                        picks=picks)
         else:
-            top = "My pick" if len(hotels) == 1 else f"My top {len(hotels)}"
-            text = say("found", "en", head=head, top=top, picks=picks)
+            lead = "My pick" if len(hotels) == 1 else f"My top {len(hotels)}"
+            text = say("found", "en", head=head, top=lead, picks=picks)
             if language == "ja":
                 text = say("english_follows", language, text=text)
         return {"text": text, "hotels": hotels}

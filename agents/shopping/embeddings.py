@@ -127,8 +127,8 @@ def make_embeddings(settings: object) -> Embeddings:
         api_key = _secret(getattr(settings, "embeddings_api_key", None)) or "unused"
         return OpenAIEmbeddings(
             model=model,
-            base_url=str(base_url),
-            api_key=SecretStr(api_key),
+            openai_api_base=str(base_url),  # the field names (base_url, api_key are their aliases)
+            openai_api_key=SecretStr(api_key),
             check_embedding_ctx_length=False,
         )
     variant = getattr(settings, "embeddings_variant", None) or "original"
