@@ -36,7 +36,8 @@ def test_common_misspellings_get_their_correction(word, fix):
 @pytest.mark.parametrize(
     "word",
     ["kubernetes", "webhook", "webhooks", "middleware", "refactored", "localhost", "codebase", "namespace",
-     "timestamp", "reinstall", "colour", "analyse", "initialisation", "licence", "pooler", "decodings", "apps"],
+     "timestamp", "reinstall", "colour", "analyse", "initialisation", "licence", "pooler", "decodings", "apps",
+     "sensei", "kanban", "kaizen", "cafe"],
 )
 def test_technical_words_inflections_and_british_spellings_are_known(word):
     assert correction(word) is None
