@@ -6,9 +6,10 @@ from __future__ import annotations
 import argparse
 import statistics
 import time
-from typing import Annotated, Any, TypedDict
+from typing import Annotated, Any, TypedDict, cast
 
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage
+from langchain_core.runnables import RunnableConfig
 from langgraph.checkpoint.sqlite.aio import AsyncSqliteSaver
 from langgraph.graph import END, START, StateGraph
 from langgraph.graph.message import add_messages
@@ -37,7 +38,7 @@ class PlainState(TypedDict):
 
 
 def graph_for(state: type, saver: Any) -> CompiledStateGraph:
-    builder = StateGraph(state)
+    builder: Any = StateGraph(state)
     builder.add_node("reply", reply)
     builder.add_edge(START, "reply")
     builder.add_edge("reply", END)
@@ -86,7 +87,7 @@ async def main(argv: list[str]) -> int:
         config = {"configurable": {"thread_id": "long"}}
         for _ in range(args.turns):
             start = time.perf_counter()
-            await graph.ainvoke({"messages": [HumanMessage(KB)]}, config)  # type: ignore[arg-type]
+            await graph.ainvoke({"messages": [HumanMessage(KB)]}, cast(RunnableConfig, config))
             plain.append(time.perf_counter() - start)
         conn = saver.conn
         total = 0

@@ -133,7 +133,7 @@ class _FrameworksOnly:
         from langchain_core.messages import HumanMessage
 
         config: Any = {"configurable": {"thread_id": key.thread_id}}
-        last = None
+        last: Any = None
         async for mode, chunk in self.graph.astream(
             {"messages": [HumanMessage(turn.text)]}, config, stream_mode=["messages", "updates", "custom", "values"]
         ):
