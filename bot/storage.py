@@ -316,10 +316,11 @@ class AppDatabase:
         )
 
     async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]] | None:
-        """PostgreSQL: statements (psycopg's `%s` placeholders; rows as dicts where the flag says)
-        run in order on the turn-lock connection, in the round trip of whatever else is waiting
-        there (group commit), without a pooled connection; the rows of each. None when that
-        connection just broke, or the app database is closed: the caller runs them through the pool."""
+        """PostgreSQL: statements (placeholders `?` or psycopg's `%s`; rows as dicts where the flag
+        says) run in order on the turn-lock connection, in the round trip of whatever else is
+        waiting there (group commit), without a pooled connection; the rows of each. None on
+        SQLite, when that connection just broke, or once the app database is closed: the caller
+        runs them through the pool."""
         if self._pg is None:
             return None
         queue = self._turn_queue()
@@ -331,15 +332,10 @@ class AppDatabase:
 
     async def update_thread(self, key: str, **fields: Any) -> None:
         statement = _thread_update(key, fields)
-        if self._pg is not None:
-            # A turn's state changes go where its queue place and lock are: on the turn-lock
-            # connection, where writes of turns running at once share a round trip.
-            queue = self._turn_queue()
-            assert isinstance(queue, _PostgresTurnQueue)
-            with contextlib.suppress(_LockConnectionLost):  # idempotent: on the pool once more
-                await queue._query(*statement)
-                return
-        await self.execute(*statement)
+        # A turn's state changes go where its queue place and lock are (PostgreSQL); idempotent, so
+        # on the pool once more should that connection just have broken.
+        if await self.pipelined([(*statement, False)]) is None:
+            await self.execute(*statement)
 
     async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
         marks = ", ".join("?" for _ in states)
