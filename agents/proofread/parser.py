@@ -176,6 +176,7 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
         line_kinds=kinds,
         suppressions=_suppressions(walk.comments, len(lines)),
         list_starts=walk.list_starts,
+        thematic_breaks=walk.thematic_breaks,
     )
 
 
@@ -359,6 +360,7 @@ class _Walk:
     comments: list[tuple[int, str]] = field(default_factory=list)  # (line, text inside <!-- -->)
     syntax: set[str] = field(default_factory=set)  # platform syntax seen: note, message, embed…
     list_starts: dict[int, int] = field(default_factory=dict)  # line of an ordered list → its start number
+    thematic_breaks: list[int] = field(default_factory=list)
     _columns: dict[int, int] = field(default_factory=dict)  # per line: where the next search starts
 
     def run(self, tokens: list[Token]) -> None:
@@ -401,6 +403,7 @@ class _Walk:
                 self._mark(start, end, "math")
             elif kind == "hr":
                 self._mark(start, end, "blank")
+                self.thematic_breaks.append(start + 1)
             elif kind.startswith("container_") and kind.endswith("_open"):
                 self._container(token, start, end)
             elif kind == "inline":

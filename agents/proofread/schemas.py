@@ -176,6 +176,8 @@ class ParsedArticle(BaseModel):
     # The first line of each ordered list that does not start at 1 → the number it starts at
     # (`3.`: CommonMark renders <ol start="3">, so the list starts there on purpose).
     list_starts: dict[int, int] = Field(default_factory=dict)
+    # The lines of the body's thematic breaks (`---`, `***`, `___`), in order.
+    thematic_breaks: list[int] = Field(default_factory=list)
 
     @property
     def lines(self) -> list[str]:

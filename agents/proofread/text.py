@@ -201,6 +201,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
     start: int | None = None
     previous: int | None = None
     open_marks: list[str] = []  # the brackets and quotes opened and not yet closed
+    bracketed_sentence = False  # the outermost bracket opened where a sentence starts: `(The JVM is…)`
 
     def flush(end: int) -> None:
         nonlocal buffer, start, breaks
@@ -229,10 +230,15 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 breaks.append((len(buffer), number))
             buffer.append(char)
             if char in _OPENERS:
+                if not open_marks:
+                    bracketed_sentence = char in "([" and len(buffer) == 1
                 open_marks.append(char)
             elif open_marks and (char in _CLOSERS or (char == '"' and open_marks[-1] == "“")):
                 open_marks.pop()  # “…" : a curly quotation closed by a straight one still closes
-                if not japanese and not open_marks and char in _CLOSING_QUOTES and _closes_sentence(line, index):
+                if not japanese and not open_marks and (
+                    (char in _CLOSING_QUOTES and _closes_sentence(line, index))
+                    or (bracketed_sentence and char in ")]" and _closes_bracketed_sentence(line, index))
+                ):
                     flush(number)
             elif not open_marks and _ends_sentence(line, index, japanese):
                 flush(number)
@@ -258,6 +264,14 @@ def _closes_sentence(line: str, index: int) -> bool:
         return False
     before = line[:index + 1].rstrip(_CLOSING_QUOTES + "'*_")
     return before.endswith((".", "!", "?")) and len(before) < index + 1
+
+
+def _closes_bracketed_sentence(line: str, index: int) -> bool:
+    """A whole English sentence in brackets ends with them: `(The JVM is good at it.) Even
+    though…`. Only for a bracket opened where a sentence starts; one opened inside a sentence
+    (`(or perhaps later?) would make`) leaves it going on."""
+    following = line[index + 1] if index + 1 < len(line) else " "
+    return following.isspace() and line[:index].rstrip(_CLOSING_QUOTES + "'*_").endswith((".", "!", "?"))
 
 
 def _ends_sentence(line: str, index: int, japanese: bool) -> bool:

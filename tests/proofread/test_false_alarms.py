@@ -461,6 +461,42 @@ def test_a_quoted_desu_or_a_thought_trailing_off_is_no_switch_of_style():
     assert "rule:mixed-style" in sources("language_quality", switched)
 
 
+def test_a_note_a_thematic_break_sets_off_may_keep_its_own_style():
+    plain = "".join(f"これは{n}番目の説明である。\n\n" for n in range(6))
+    preface = "# 和訳\n\nこの記事は英語の記事を翻訳したものです。\n\n---\n\n"
+    postscript = "\n---\n\n読んでいただきありがとうございました。\n"
+    assert "rule:mixed-style" not in sources("language_quality", preface + plain + postscript)
+    # In the body, or in a long first stretch, the same sentence is a switch of style.
+    body = plain + "この記事は英語の記事を翻訳したものです。\n\n" + plain
+    assert "rule:mixed-style" in sources("language_quality", "# 和訳\n\n---\n\n" + body)
+    long_preface = "# 和訳\n\n" + "この記事は翻訳です。\n\n" * 4 + "---\n\n" + plain * 3
+    assert "rule:mixed-style" in sources("language_quality", long_preface)
+
+
+def test_a_whole_sentence_in_brackets_ends_where_they_close():
+    from agents.proofread.text import split_sentences
+
+    lines = [
+        (1, "It ran on the Java Virtual Machine, which was heavy."),
+        (2, "(The JVM is good at scaling up, but not good at scaling down.)"),
+        (3, "Even though we got good at tuning it, it was too much."),
+        (4, "We tried it (or perhaps later?) with the new proxy."),
+    ]
+    texts = [s.text for s in split_sentences(lines, japanese=False)]
+    assert texts == [
+        "It ran on the Java Virtual Machine, which was heavy.",
+        "(The JVM is good at scaling up, but not good at scaling down.)",
+        "Even though we got good at tuning it, it was too much.",
+        "We tried it (or perhaps later?) with the new proxy.",
+    ]
+
+
+def test_formatting_verbs_and_listed_variants_are_not_misspellings():
+    text = "# Plots\n\nThe bolded line marks the mean, overlayed on the raw samples.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", "# Plots\n\nThe bolded line marks fourty means.\n")
+
+
 def test_shell_names_and_british_spellings_inside_a_word_are_not_misspellings():
     text = "# Shells\n\nThe prompt comes from tcsh, and the behavioural change is favourable.\n"
     assert "rule:spelling" not in sources("language_quality", text)

@@ -164,14 +164,15 @@ def test_many_images_without_alt_text_are_one_finding_naming_every_line():
     assert [(i.problem, i.line_start) for i in kept if i.source == "rule:image-alt"] == [("Image /x.png has no alt text.", 29)]
 
 
-def test_in_order_to_is_a_rule_of_its_own_a_project_can_turn_off():
+def test_in_order_to_is_a_rule_of_its_own_off_by_default_that_a_project_can_turn_on():
     text = "# Build\n\nIt goes without saying that we cache the results in order to save time.\n"
     from tests.proofread.test_false_alarms import run
 
     found = run("language_quality", text)
-    assert {"rule:in-order-to", "rule:redundant-phrase"} <= {i.source for i in apply_rule_control(found, {})}
-    kept = {i.source for i in apply_rule_control(found, {"in-order-to": "off"})}
-    assert "rule:in-order-to" not in kept and "rule:redundant-phrase" in kept
+    default = {i.source for i in apply_rule_control(found, {})}
+    assert "rule:in-order-to" not in default and "rule:redundant-phrase" in default
+    kept = {i.source for i in apply_rule_control(found, {"in-order-to": "on"})}
+    assert {"rule:in-order-to", "rule:redundant-phrase"} <= kept
 
 
 def _checked(text: str) -> list[Issue]:

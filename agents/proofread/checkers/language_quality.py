@@ -6,6 +6,7 @@ phrases, and spelling (checkers/spelling.py). Japanese articles get their messag
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 from collections import Counter
 from typing import Literal
@@ -64,6 +65,7 @@ SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
 Style = Literal["polite", "plain"]
 MIN_STYLED_SENTENCE = 6  # characters, 。 included
+MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
 
@@ -165,7 +167,7 @@ class LanguageQualityChecker(BaseChecker):
             number
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
-        }
+        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith("。")])
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -483,3 +485,24 @@ def _link_words(m: re.Match[str]) -> str:
 # `(!?\[([^\]]*)\])(\[[^\]]*\])?`; when no `]` follows a `[`, the second branch takes the rest of
 # the line at once (no later `[` can close either), instead of every `[` rescanning it.
 _LINK_BRACKETS = re.compile(r"(!?\[([^\]]*)\])(\[[^\]]*\])?|!?\[[^\]]*")
+
+
+def _framing_notes(article: ParsedArticle, sentences: list[Sentence]) -> set[int]:
+    """The lines of a short note a thematic break sets off from the body: the first stretch of
+    sentences (those given: the ones ending in 。) when a break ends it (a translator's note, the notice of a collaborative article), and
+    the last when a break starts it (a postscript). Such notes are asides, like a :::message box:
+    their style is the writer's choice, not a slip."""
+    if not article.thematic_breaks:
+        return set()
+    edges = [0, *article.thematic_breaks, article.line_count + 1]
+    stretches = [
+        (low, high, [s for s in sentences if low < s.line_start < high])
+        for low, high in itertools.pairwise(edges)
+    ]
+    stretches = [stretch for stretch in stretches if stretch[2]]
+    notes: set[int] = set()
+    for position, (low, high, inside) in ((0, stretches[0]), (-1, stretches[-1])) if stretches else ():
+        bounded = high <= article.thematic_breaks[-1] if position == 0 else low >= article.thematic_breaks[0]
+        if bounded and len(stretches) > 1 and len(inside) <= MAX_FRAMING_SENTENCES:
+            notes.update(range(low + 1, high))
+    return notes
