@@ -41,6 +41,15 @@ TEXTS: dict[str, dict[Language, str]] = {
     # what every platform's front end says (bot/platform.py, bot/render.py)
     "working": {"en": "Working on it…", "ja": "対応しています…"},
     "reset_done": {"en": "Starting a fresh conversation.", "ja": "新しい会話を始めます。"},
+    "how_to_continue": {
+        "en": ("Every command starts a thread; reply there to continue (no mention needed). "
+               "You can also mention me anywhere, or write to me directly."),
+        "ja": ("コマンドごとにスレッドが始まります。続きはそのスレッドに返信してください（メンション不要）。"
+               "どこでもメンションするか、ダイレクトメッセージでも話しかけられます。"),
+    },
+    "greeting": {"en": "Hi! {help}\nAsk away, here in this thread.",
+                 "ja": "こんにちは！{help}\nこのスレッドで何でも聞いてください。"},
+    "try_these": {"en": "Try one of these:", "ja": "こちらを試してみてください:"},
     "reset_elsewhere": {
         "en": ("Each command starts its own thread, so there is nothing to reset here. "
                "In a direct message with me, `/reset` starts a fresh conversation."),

@@ -35,7 +35,8 @@ from bot.agent import IncomingFile, TurnInput
 from bot.commands import Command, CommandTable
 from bot.config import ConfigError, Settings
 from bot.conversation import ConversationKey
-from bot.locale import Language
+from bot.locale import Language, language_for
+from bot.phrases import say as phrase
 from bot.platform import PlatformBot, Profiles, asked_line, locale_fields, require_settings
 from bot.runtime import ConversationRuntime
 from bot.storage import ThreadRecord
@@ -148,12 +149,7 @@ def from_slack_text(text: str, bot_user_id: str | None) -> str:
 
 def usage_help(commands: CommandTable, command: str | None = None, language: Language = "en") -> str:
     """Ephemeral help for an empty or unknown command, in mrkdwn."""
-    return to_mrkdwn(commands.help_text(command, language)) + ("\n" + (
-        "コマンドごとにスレッドが始まります。続きはそのスレッドに返信してください（メンション不要）。"
-        "どこでもメンションするか、ダイレクトメッセージでも話しかけられます。" if language == "ja" else
-        "Every command starts a thread; reply there to continue (no mention needed). "
-        "You can also mention me anywhere, or write to me directly."
-    ))
+    return to_mrkdwn(commands.help_text(command, language)) + "\n" + phrase("how_to_continue", language)
 
 
 def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
@@ -338,13 +334,16 @@ class SlackBot(PlatformBot):
             place = self._place(body, event, str(thread_ts))
             await self._arrive(body, event, place, owned_only=True, name="slack reply")
 
-    async def on_assistant_thread_started(self, say: Any, set_suggested_prompts: Any) -> None:
+    async def on_assistant_thread_started(self, event: dict[str, Any], say: Any, set_suggested_prompts: Any) -> None:
         async def greet() -> None:
+            """In the user's language, as their Slack locale says (users.info)."""
+            user = str((event.get("assistant_thread") or {}).get("user_id") or "")
+            language = language_for((await self.profile(user)).get("locale") if user else None, "")
             commands = self.runtime.commands
-            await say(f"Hi! {to_mrkdwn(commands.help_text())}\nAsk away, here in this thread.")
+            await say(phrase("greeting", language, help=to_mrkdwn(commands.help_text(language=language))))
             prompts = suggested_prompts(commands)
             if prompts:
-                await set_suggested_prompts(prompts=prompts, title="Try one of these:")
+                await set_suggested_prompts(prompts=prompts, title=phrase("try_these", language))
 
         self.tasks.spawn(greet(), name="slack assistant greeting")
 

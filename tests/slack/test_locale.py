@@ -80,3 +80,31 @@ async def test_a_file_refused_to_a_japanese_user_is_refused_in_japanese(
     replies = [m.text for m in harness.api.thread("C0GENERAL", root.ts) if m.text.startswith("⚠️")]
     assert any("`paper.pdf` は Markdown やテキストのファイルではありません（PDF）" in t for t in replies), replies
     assert any("`image.md` はバイナリファイルのようです" in t for t in replies), replies
+
+
+async def test_a_japanese_slack_user_is_greeted_in_japanese_in_an_assistant_thread(
+    make_harness: HarnessFactory, slack_api: FakeSlackAPI
+) -> None:
+    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
+                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    harness = await make_harness(registered=True)
+    for user, channel in (("U0KENJI", "D0KENJI"), ("U0ALICE", "D0ALICE")):
+        thread_ts = slack_api.add_user_message(channel, "", user=user)
+        await harness.slack.event({
+            "type": "assistant_thread_started",
+            "assistant_thread": {"user_id": user, "channel_id": channel, "thread_ts": thread_ts,
+                                 "context": {"channel_id": "C0GENERAL", "team_id": slack_api.team_id}},
+            "event_ts": thread_ts,
+        })
+        await slack_api.wait_for(lambda c=channel, t=thread_ts: slack_api.thread(c, t))
+    (kenji,) = slack_api.thread("D0KENJI", slack_api.channel_messages("D0KENJI")[0].ts)
+    assert kenji.text.startswith("こんにちは！") and "できること:" in kenji.text and "Ask away" not in kenji.text
+    (alice,) = slack_api.thread("D0ALICE", slack_api.channel_messages("D0ALICE")[0].ts)
+    assert alice.text.startswith("Hi! Here is what I can do:") and "Ask away, here in this thread." in alice.text
+    def both_prompted() -> list | None:  # type: ignore[type-arg]
+        calls = slack_api.calls_to("assistant.threads.setSuggestedPrompts")
+        return calls if len(calls) == 2 else None
+
+    calls = await slack_api.wait_for(both_prompted)
+    titles = {c.args["channel_id"]: c.args["title"] for c in calls}
+    assert titles == {"D0KENJI": "こちらを試してみてください:", "D0ALICE": "Try one of these:"}
