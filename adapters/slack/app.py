@@ -152,10 +152,10 @@ def usage_help(commands: CommandTable, command: str | None = None, language: Lan
     return to_mrkdwn(commands.help_text(command, language)) + "\n" + phrase("how_to_continue", language)
 
 
-def suggested_prompts(commands: CommandTable) -> list[dict[str, str]]:
+def suggested_prompts(commands: CommandTable, language: Language = "en") -> list[dict[str, str]]:
     """Up to four prompts for a new assistant thread, one per agent command, from its usage."""
     return [
-        {"title": c.description[:75], "message": c.example()[:1000]}
+        {"title": c.described(language)[:75], "message": c.example(language)[:1000]}
         for c in commands.agent_commands()[:4]
         if c.usage
     ]
@@ -341,7 +341,7 @@ class SlackBot(PlatformBot):
             language = language_for((await self.profile(user)).get("locale") if user else None, "")
             commands = self.runtime.commands
             await say(phrase("greeting", language, help=to_mrkdwn(commands.help_text(language=language))))
-            prompts = suggested_prompts(commands)
+            prompts = suggested_prompts(commands, language)
             if prompts:
                 await set_suggested_prompts(prompts=prompts, title=phrase("try_these", language))
 

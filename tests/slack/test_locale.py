@@ -108,3 +108,7 @@ async def test_a_japanese_slack_user_is_greeted_in_japanese_in_an_assistant_thre
     calls = await slack_api.wait_for(both_prompted)
     titles = {c.args["channel_id"]: c.args["title"] for c in calls}
     assert titles == {"D0KENJI": "こちらを試してみてください:", "D0ALICE": "Try one of these:"}
+    prompts = {c.args["channel_id"]: c.args["prompts"] for c in calls}
+    assert any(p["message"].startswith("/hotel Paris") for p in prompts["D0ALICE"])
+    assert any(p["message"].startswith("/shop ワイヤレスイヤホン") for p in prompts["D0KENJI"])
+    assert all(p["title"].isascii() for p in prompts["D0ALICE"]) and not any(p["title"].isascii() for p in prompts["D0KENJI"])
