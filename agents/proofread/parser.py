@@ -629,12 +629,21 @@ def html_url_matches(line: str) -> list[re.Match[str]]:
     return matches
 
 
+# After non-ASCII text, address syntax again: the text is part of an internationalised path
+# (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
+_IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
+_PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
+
+
 def _trim_bare_url(url: str) -> tuple[str, str]:
     """Split what a reader means as the URL from what a renderer would swallow after it."""
     swallowed = ""
     for position, char in enumerate(url):
         if not char.isascii():
-            url, swallowed = url[:position], url[position:]
+            rest = url[position:]
+            if _IRI_TAIL.match(rest) and not _PROSE_PUNCTUATION.search(rest):
+                break
+            url, swallowed = url[:position], rest
             break
     url = url.rstrip(TRAILING_PUNCTUATION)
     opened, closed = url.count("("), url.count(")")

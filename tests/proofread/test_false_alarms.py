@@ -497,6 +497,25 @@ def test_formatting_verbs_and_listed_variants_are_not_misspellings():
     assert "rule:spelling" in sources("language_quality", "# Plots\n\nThe bolded line marks fourty means.\n")
 
 
+def test_an_address_whose_path_is_japanese_swallows_nothing():
+    slug = "https://ja.stackoverflow.com/questions/65708/rustのresultについての質問-errore0277-the-size"
+    assert "rule:bare-url-swallow" not in sources("markdown_format", f"# 参考\n\n[^1]: {slug}\n\n本文[^1]。\n")
+    prose = "# 参考\n\n詳しくは https://example.com/docsを参照してください。\n"
+    assert "rule:bare-url-swallow" in sources("markdown_format", prose)
+
+
+def test_a_paragraph_that_starts_with_a_version_number_is_no_list_item():
+    text = "# v2\n\n## 次は何か\n\n2.xの旅はまだ始まったばかりです。次の機能に焦点を当てます：\n- HTML\n- Vue\n"
+    assert "rule:list-marker-space" not in sources("markdown_format", text)
+    broken = "# v2\n\n## 次は何か\n\n1.項目がつながっています。\n- HTML\n- Vue\n"
+    assert "rule:list-marker-space" in sources("markdown_format", broken)
+
+
+def test_bundler_and_resp_are_words_of_technical_writing():
+    text = "# Builds\n\nEach bundler optimises each runtime (resp. entrypoint) on its own.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+
+
 def test_shell_names_and_british_spellings_inside_a_word_are_not_misspellings():
     text = "# Shells\n\nThe prompt comes from tcsh, and the behavioural change is favourable.\n"
     assert "rule:spelling" not in sources("language_quality", text)

@@ -47,7 +47,8 @@ ALL_PYMARKDOWN_RULES = [f"md{n:03d}" for n in range(1, 61)] + ["pml100", "pml101
 EXTENSIONS = ("front-matter", "markdown-tables", "markdown-strikethrough", "markdown-task-list-items")
 
 TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$")
-LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(\S)")
+# `1.項目` is a list item without its space; `2.x の…` starts with a version number.
+LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](?![A-Za-z]))(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
