@@ -8,7 +8,12 @@ can beat here.
 
 `--processes N` runs N runtime processes on one database (SQLite, or PostgreSQL with
 `--database-url`), each driving the conversations whose index is its own modulo N, as Discord shards
-own guilds; the runtime's cross-process turn locks would keep them apart on shared threads too."""
+own guilds; the runtime's cross-process turn locks would keep them apart on shared threads too.
+
+`--rounds N` with `--database-url`: N more rounds of the runtime, each on PostgreSQL and on a fresh
+SQLite database, the order alternating from round to round so that a change in the machine's load
+falls on both; prints each one's CPU per turn and the ratio of their medians (on a shared machine a
+single pair of runs can differ by half either way)."""
 
 from __future__ import annotations
 
@@ -17,6 +22,7 @@ import asyncio
 import json
 import os
 import socket
+import statistics
 import sys
 import tempfile
 import time
@@ -218,6 +224,27 @@ async def _multi_process(
     return wall, sum(r["cpu"] for r in reports), [t for r in reports for t in r["turns"]]
 
 
+async def _against_sqlite(
+    args: argparse.Namespace, port: int, run: str, measure: Any
+) -> tuple[list[float], list[float]]:
+    """CPU per turn (ms) of the runtime on SQLite and on PostgreSQL over `args.rounds` rounds,
+    interleaved: SQLite first in even rounds, PostgreSQL first in odd ones."""
+    on_sqlite = argparse.Namespace(**{**vars(args), "database_url": None})
+    turns = args.conversations * args.turns
+    sqlite: list[float] = []
+    postgres: list[float] = []
+    for number in range(args.rounds):
+        pair = [(on_sqlite, sqlite, "s"), (args, postgres, "p")]
+        for chosen, into, tag in pair if number % 2 == 0 else pair[::-1]:
+            _, cpu, _ = await measure(chosen, port, f"{run}r{number}{tag}")
+            into.append(cpu / turns * 1000)
+    return sqlite, postgres
+
+
+def _spread(values: list[float]) -> str:
+    return f"{min(values):.1f}–{max(values):.1f} ms (median {statistics.median(values):.1f})"
+
+
 async def main(argv: list[str]) -> int:
     if "--shard" in argv:
         return await _shard(argv)
@@ -227,7 +254,13 @@ async def main(argv: list[str]) -> int:
     parser.add_argument("--latency", type=float, default=0.3)
     parser.add_argument("--processes", type=int, default=1, help="runtime processes (default: 1, in this process)")
     parser.add_argument("--database-url", help="default: a fresh SQLite database")
+    parser.add_argument(
+        "--rounds", type=int, default=0,
+        help="with --database-url: N rounds on PostgreSQL and SQLite, interleaved; the ratio of their median CPU per turn",
+    )
     args = parser.parse_args(argv)
+    if args.rounds and not args.database_url:
+        parser.error("--rounds compares PostgreSQL with SQLite: give --database-url too")
 
     port = free_port()
     run = f"r{os.getpid()}"
@@ -242,6 +275,7 @@ async def main(argv: list[str]) -> int:
         base_wall, base_cpu, _ = await measure(args, port, f"{run}b", "langchain")
         sdk_wall, sdk_cpu, _ = await measure(args, port, f"{run}s", "sdk")
         wall, cpu, turn_times = await measure(args, port, run)
+        compared = await _against_sqlite(args, port, run, measure) if args.rounds else None
     finally:
         server.terminate()
         await server.wait()
@@ -265,4 +299,10 @@ async def main(argv: list[str]) -> int:
           f"{base_cpu / turns * 1000:.1f} ms CPU per turn; the runtime costs {wall / base_wall:.2f}x its wall time")
     print(f"  baseline, same run — LangGraph and the bare openai SDK (no LangChain model layer): {sdk_wall:.2f} s, "
           f"{ideal / sdk_wall:.0%} efficiency, {sdk_cpu / turns * 1000:.1f} ms CPU per turn")
+    if compared is not None:
+        sqlite, postgres = compared
+        ratios = [p / q for p, q in zip(postgres, sqlite, strict=True)]
+        print(f"  PostgreSQL against SQLite, {args.rounds} rounds interleaved in this run — runtime CPU per turn: "
+              f"SQLite {_spread(sqlite)}, PostgreSQL {_spread(postgres)}; ratio of the medians "
+              f"{statistics.median(postgres) / statistics.median(sqlite):.2f} (round by round {min(ratios):.2f}–{max(ratios):.2f})")
     return 0

@@ -26,6 +26,20 @@ def test_concurrency_benchmark_reports_every_figure(processes: str) -> None:
     assert re.search(r"bare openai SDK .*: [\d.]+ s, \d+% efficiency", out)
 
 
+def test_concurrency_benchmark_compares_postgresql_with_sqlite_in_the_same_run(postgres_url: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "concurrency", "--conversations", "3", "--turns", "2", "--latency", "0.01",
+         "--database-url", postgres_url, "--rounds", "2"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    figure = r"[\d.]+–[\d.]+ ms \(median [\d.]+\)"
+    assert re.search(rf"2 rounds interleaved .*SQLite {figure}, PostgreSQL {figure}; ratio of the medians [\d.]+", out)
+    refused = subprocess.run(
+        [sys.executable, "-m", "bench", "concurrency", "--rounds", "2"], cwd=ROOT, capture_output=True, text=True, timeout=60,
+    )
+    assert refused.returncode == 2 and "give --database-url too" in refused.stderr
+
+
 def test_discord_ack_benchmark_reports_every_figure() -> None:
     out = subprocess.run(
         [sys.executable, "-m", "bench", "discord-ack", "--commands", "4", "--turn-seconds", "0.3"],

@@ -8,6 +8,12 @@ from tests.fakes.slack_api import FakeSlackAPI
 from tests.slack.conftest import HarnessFactory
 
 
+def _japanese_user(slack_api: FakeSlackAPI) -> None:
+    """U0KENJI, whose Slack is set to Japanese in Tokyo (what users.info returns for him)."""
+    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
+                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+
+
 async def _hotel_cards(harness, text: str, user: str) -> list[dict]:  # type: ignore[no-untyped-def]
     await harness.slack.command("/hotel", text, user=user)
     await harness.settle()
@@ -17,8 +23,7 @@ async def _hotel_cards(harness, text: str, user: str) -> list[dict]:  # type: ig
 
 
 async def test_a_japanese_slack_user_sees_prices_in_yen(make_harness: HarnessFactory, slack_api: FakeSlackAPI) -> None:
-    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
-                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    _japanese_user(slack_api)
     harness = await make_harness(registered=True)
     sections = await _hotel_cards(harness, "Paris next weekend", "U0KENJI")
     prices = [f["text"] for s in sections for f in s["fields"] if f["text"].startswith("*Price*")]
@@ -42,8 +47,7 @@ async def test_a_japanese_slack_users_empty_command_gets_japanese_usage_once_the
 ) -> None:
     """An empty command is answered at once, before Slack's 3 s: in the user's language when the
     bot already knows it (their profile, kept an hour), in English before it has ever asked."""
-    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
-                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    _japanese_user(slack_api)
     harness = await make_harness(registered=True)
     first = (await harness.slack.command("/shop", " ", user="U0KENJI")).json()
     assert first["text"].startswith("• `/shop` — Find products")  # not known yet: nothing is fetched before the ack
@@ -66,8 +70,7 @@ async def test_a_japanese_command_is_announced_in_japanese(make_harness: Harness
 async def test_a_file_refused_to_a_japanese_user_is_refused_in_japanese(
     make_harness: HarnessFactory, slack_api: FakeSlackAPI
 ) -> None:
-    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
-                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    _japanese_user(slack_api)
     harness = await make_harness(registered=True)
     await harness.slack.command("/proofread", "記事です", user="U0KENJI")
     await harness.settle()
@@ -85,8 +88,7 @@ async def test_a_file_refused_to_a_japanese_user_is_refused_in_japanese(
 async def test_a_japanese_slack_user_is_greeted_in_japanese_in_an_assistant_thread(
     make_harness: HarnessFactory, slack_api: FakeSlackAPI
 ) -> None:
-    slack_api.users["U0KENJI"] = {"id": "U0KENJI", "team_id": slack_api.team_id, "name": "kenji", "is_bot": False,
-                                  "tz": "Asia/Tokyo", "locale": "ja-JP", "profile": {"display_name": "kenji"}}
+    _japanese_user(slack_api)
     harness = await make_harness(registered=True)
     for user, channel in (("U0KENJI", "D0KENJI"), ("U0ALICE", "D0ALICE")):
         thread_ts = slack_api.add_user_message(channel, "", user=user)
