@@ -315,9 +315,9 @@ class AppDatabase:
             (key, platform, agent, now, now),
         )
 
-    async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]] | None:
+    async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]] | None:
         """PostgreSQL: statements (placeholders `?` or psycopg's `%s`; rows as dicts where the flag
-        says) run in order on the turn-lock connection, in the round trip of whatever else is
+        is True, as tuples where False, not read where None) run in order on the turn-lock connection, in the round trip of whatever else is
         waiting there (group commit), without a pooled connection; the rows of each. None on
         SQLite, when that connection just broke, or once the app database is closed: the caller
         runs them through the pool."""
@@ -334,7 +334,7 @@ class AppDatabase:
         statement = _thread_update(key, fields)
         # A turn's state changes go where its queue place and lock are (PostgreSQL); idempotent, so
         # on the pool once more should that connection just have broken.
-        if await self.pipelined([(*statement, False)]) is None:
+        if await self.pipelined([(*statement, None)]) is None:
             await self.execute(*statement)
 
     async def threads_in_states(self, states: Sequence[str]) -> list[ThreadRecord]:
@@ -748,11 +748,24 @@ _CHANNEL = "concierge_turns"
 _GONE = "NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.pid = q.pid)"
 
 
+def _named_rows(cursor: Any) -> Callable[[Sequence[Any]], dict[str, Any]]:
+    """psycopg's dict_row without building the cursor's `description` (a Column object per field,
+    each looking up its type) for every statement: the names straight from the result."""
+    result = cursor.pgresult
+    names = [result.fname(i).decode() for i in range(result.nfields)] if result is not None else []
+    return lambda values: dict(zip(names, values, strict=True))
+
+
+def _has_rows(cursor: Any) -> bool:
+    result = cursor.pgresult
+    return result is not None and result.nfields > 0
+
+
 class _LockConnectionLost(Exception):
     """The turn-lock connection broke during a statement (it reconnects on the next one)."""
 
 
-_Pending = tuple[list[tuple[str, Sequence[Any], bool]], "asyncio.Future[list[list[Any]]]"]
+_Pending = tuple[list[tuple[str, Sequence[Any], bool | None]], "asyncio.Future[list[list[Any]]]"]
 
 
 class _PostgresTurnQueue(_TurnQueue):
@@ -797,7 +810,7 @@ class _PostgresTurnQueue(_TurnQueue):
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return (await self._batch([(sql, params, False)]))[0]
 
-    async def _batch(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]]:
+    async def _batch(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]]:
         """Statements (sql, params, rows as dicts) run in order, each committed before the next
         starts, sent in one round trip (pipeline mode); the rows of each. Batches asked for while
         another is on the connection go together in the next round trip (group commit): a burst
@@ -824,20 +837,27 @@ class _PostgresTurnQueue(_TurnQueue):
     async def _run_together(self, taken: list[_Pending]) -> None:
         """Run the statements of every batch in `taken` in one pipeline; each batch gets its rows,
         or the error (`_LockConnectionLost` when the connection broke)."""
-        from psycopg.rows import dict_row
-
         conn: Any = None
         try:
             await self._stop_listening()
             conn = await self._connection()
             statements = [statement for batch, _ in taken for statement in batch]
-            cursors = []
+            cursors: list[Any] = []
+            unread: Any = None  # one cursor for every statement whose rows nobody reads
             async with conn.pipeline() if len(statements) > 1 else contextlib.nullcontext():
-                for sql, params, as_dicts in statements:
-                    cursor = conn.cursor(row_factory=dict_row) if as_dicts else conn.cursor()
+                for sql, params, rows_as in statements:
+                    if rows_as is None:
+                        unread = unread or conn.cursor()
+                        await unread.execute(sql.replace("?", "%s"), params)
+                        cursors.append(None)
+                        continue
+                    cursor = conn.cursor(row_factory=_named_rows) if rows_as else conn.cursor()
                     await cursor.execute(sql.replace("?", "%s"), params)
                     cursors.append(cursor)
-            rows = [list(await cursor.fetchall()) if cursor.description else [] for cursor in cursors]
+            rows = [
+                list(await cursor.fetchall()) if cursor is not None and _has_rows(cursor) else []
+                for cursor in cursors
+            ]
         except Exception as exc:
             lost = conn is not None and (conn.closed or conn.broken)
             if lost:
@@ -939,7 +959,7 @@ class _PostgresTurnQueue(_TurnQueue):
         return await self._batch([(sql, params, False), (_THREAD, (key,), True)])
 
     async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
-        statements: list[tuple[str, Sequence[Any], bool]] = [
+        statements: list[tuple[str, Sequence[Any], bool | None]] = [
             (
                 "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND seq < ?) "
                 "THEN pg_try_advisory_lock(?) ELSE false END",
@@ -969,7 +989,7 @@ class _PostgresTurnQueue(_TurnQueue):
             "CASE WHEN EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND owner <> ?) "
             f"THEN pg_notify('{_CHANNEL}', ?) END",
             (*changed_params, key, seq, self._lock_id(key), key, self.owner, key),
-            False,
+            None,
         )
         try:
             await self._batch([leave])
@@ -1174,9 +1194,9 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
         a pooled connection (and the upstream saver's process-wide lock) for a round trip of its
         own. When that connection has just broken, the pool serves as before."""
 
-        pipeline: Callable[[list[tuple[str, Sequence[Any], bool]]], Awaitable[list[list[Any]] | None]] | None = None
+        pipeline: Callable[[list[tuple[str, Sequence[Any], bool | None]]], Awaitable[list[list[Any]] | None]] | None = None
 
-        async def _pipelined(self, statements: list[tuple[str, Sequence[Any], bool]]) -> list[list[Any]] | None:
+        async def _pipelined(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]] | None:
             return None if self.pipeline is None else await self.pipeline(statements)
 
         async def aput(
@@ -1208,8 +1228,10 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                         await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
                     await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
 
-            statements = [(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob, False) for blob in blob_rows]
-            if await self._pipelined([*statements, (self.UPSERT_CHECKPOINTS_SQL, row, False)]) is None:
+            statements: list[tuple[str, Sequence[Any], bool | None]] = [
+                (self.UPSERT_CHECKPOINT_BLOBS_SQL, blob, None) for blob in blob_rows
+            ]
+            if await self._pipelined([*statements, (self.UPSERT_CHECKPOINTS_SQL, row, None)]) is None:
                 await reconnecting(self.conn, put)  # upserts: safe to run again
             return {"configurable": {"thread_id": thread_id, "checkpoint_ns": namespace, "checkpoint_id": checkpoint["id"]}}
 
@@ -1230,7 +1252,7 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                 async with self._cursor(pipeline=True) as cur:
                     await cur.executemany(query, rows)
 
-            if await self._pipelined([(query, row, False) for row in rows]) is None:
+            if await self._pipelined([(query, row, None) for row in rows]) is None:
                 await reconnecting(self.conn, put)  # keyed by task and index: safe to run again
 
         async def aget_tuple(self, config: RunnableConfig) -> CheckpointTuple | None:
@@ -1326,7 +1348,7 @@ class Checkpoints:
         return checkpoints
 
     def pipeline_through(
-        self, pipeline: Callable[[list[tuple[str, Sequence[Any], bool]]], Awaitable[list[list[Any]] | None]]
+        self, pipeline: Callable[[list[tuple[str, Sequence[Any], bool | None]]], Awaitable[list[list[Any]] | None]]
     ) -> None:
         """PostgreSQL: the checkpointer's reads and writes run through `pipeline` (the app
         database's turn-lock connection), the pool only when that fails."""
