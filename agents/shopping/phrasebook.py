@@ -89,9 +89,14 @@ TEXTS: dict[str, dict[Language, str]] = {
     "compare_tail": {"en": "Cheapest: {cheapest}. Best rated: {best}.", "ja": "最安: {cheapest}、最高評価: {best}"},
     "no_reviews": {"en": "{product}: no reviews found on that.", "ja": "{product}：この点についてのレビューは見つかりませんでした。"},
     "reviews_head": {
+        # Found by meaning (embeddings), not by topic: the closest reviews may not speak to the
+        # question at all (the local model scores on-topic and off-topic reviews of one product
+        # within a few hundredths of each other), so the text says what they are and no more.
         "en": ("{product} is rated {rating:.1f}/5 over {count} reviews. "
-               "The {shown} reviews closest to your question: {good} positive, {bad} negative."),
-        "ja": "{product}（平均 {rating:.1f}/5、{count}件）で関連するレビュー {shown}件：好意的 {good}件、否定的 {bad}件。",
+               "The {shown} reviews closest in meaning to your question (they may not address it): "
+               "{good} positive, {bad} negative."),
+        "ja": ("{product}（平均 {rating:.1f}/5、{count}件）で質問に意味の近いレビュー {shown}件"
+               "（質問に触れていないこともあります）：好意的 {good}件、否定的 {bad}件。"),
     },
     "no_coupons": {"en": "No coupons apply to {product} today.", "ja": "本日{product}に使えるクーポンはありません。"},
     "coupons_head": {"en": "Coupons for {product}:", "ja": "{product}に使えるクーポン："},

@@ -67,6 +67,8 @@ async def test_review_question_about_the_second_product_retrieves_reviews_on_tha
     labelled = await store.get_reviews([r["id"] for r in reviews])
     assert sum("battery" in r.aspects for r in labelled) >= 3  # semantic retrieval, not the product's reviews at random
     assert shown[1]["name"] in answer.text
+    # Closest by meaning is not "about it": the answer does not claim the quotes speak to the question.
+    assert "closest in meaning to your question (they may not address it)" in answer.text
 
 
 async def test_the_cheaper_one_resolves_over_the_products_shown(runtime: ConversationRuntime) -> None:
