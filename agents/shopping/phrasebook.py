@@ -90,8 +90,9 @@ TEXTS: dict[str, dict[Language, str]] = {
     "no_reviews": {"en": "{product}: no reviews found on that.", "ja": "{product}：この点についてのレビューは見つかりませんでした。"},
     "reviews_head": {
         # Found by meaning (embeddings), not by topic: the closest reviews may not speak to the
-        # question at all (the local model scores on-topic and off-topic reviews of one product
-        # within a few hundredths of each other), so the text says what they are and no more.
+        # question at all (among the top five hits the local model scores on-topic reviews at a
+        # median 0.842 and off-topic ones at 0.829: `bench shop-reviews`), so the text says what
+        # they are and no more.
         "en": ("{product} is rated {rating:.1f}/5 over {count} reviews. "
                "The {shown} reviews closest in meaning to your question (they may not address it): "
                "{good} positive, {bad} negative."),
