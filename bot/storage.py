@@ -316,9 +316,10 @@ class AppDatabase:
         )
 
     async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]] | None:
-        """PostgreSQL: statements (placeholders `?` or psycopg's `%s`; rows as dicts where the flag
-        is True, as tuples where False, not read where None) run in order on the turn-lock connection, in the round trip of whatever else is
-        waiting there (group commit), without a pooled connection; the rows of each. None on
+        """PostgreSQL: statements (placeholders `?` or psycopg's `%s`; the flag: rows as dicts if
+        True, as tuples if False, not read if None) run in order on the turn-lock connection, in the
+        round trip of whatever else is waiting there (group commit), without a pooled connection;
+        the rows of each. None on
         SQLite, when that connection just broke, or once the app database is closed: the caller
         runs them through the pool."""
         if self._pg is None:
@@ -811,8 +812,9 @@ class _PostgresTurnQueue(_TurnQueue):
         return (await self._batch([(sql, params, False)]))[0]
 
     async def _batch(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]]:
-        """Statements (sql, params, rows as dicts) run in order, each committed before the next
-        starts, sent in one round trip (pipeline mode); the rows of each. Batches asked for while
+        """Statements (sql, params, and rows as dicts, as tuples or not read: True, False, None) run
+        in order, each committed before the next starts, sent in one round trip (pipeline mode);
+        the rows of each. Batches asked for while
         another is on the connection go together in the next round trip (group commit): a burst
         of arrivals, each acknowledged only once queued, costs a few round trips, not one each."""
         request: _Pending = (statements, asyncio.get_running_loop().create_future())

@@ -489,20 +489,20 @@ _LINK_BRACKETS = re.compile(r"(!?\[([^\]]*)\])(\[[^\]]*\])?|!?\[[^\]]*")
 
 def _framing_notes(article: ParsedArticle, sentences: list[Sentence]) -> set[int]:
     """The lines of a short note a thematic break sets off from the body: the first stretch of
-    sentences (those given: the ones ending in 。) when a break ends it (a translator's note, the notice of a collaborative article), and
-    the last when a break starts it (a postscript). Such notes are asides, like a :::message box:
-    their style is the writer's choice, not a slip."""
-    if not article.thematic_breaks:
-        return set()
+    `sentences` (a translator's note, the notice of a collaborative article) and the last (a
+    postscript), when a break separates them from the rest. Such notes are asides, like a
+    :::message box: their style is the writer's choice, not a slip."""
     edges = [0, *article.thematic_breaks, article.line_count + 1]
     stretches = [
-        (low, high, [s for s in sentences if low < s.line_start < high])
+        (low, high, inside)
         for low, high in itertools.pairwise(edges)
+        if (inside := [s for s in sentences if low < s.line_start < high])
     ]
-    stretches = [stretch for stretch in stretches if stretch[2]]
-    notes: set[int] = set()
-    for position, (low, high, inside) in ((0, stretches[0]), (-1, stretches[-1])) if stretches else ():
-        bounded = high <= article.thematic_breaks[-1] if position == 0 else low >= article.thematic_breaks[0]
-        if bounded and len(stretches) > 1 and len(inside) <= MAX_FRAMING_SENTENCES:
-            notes.update(range(low + 1, high))
-    return notes
+    if len(stretches) < 2:  # no break between two stretches of sentences
+        return set()
+    return {
+        number
+        for low, high, inside in (stretches[0], stretches[-1])
+        if len(inside) <= MAX_FRAMING_SENTENCES
+        for number in range(low + 1, high)
+    }
