@@ -115,6 +115,10 @@ class PlatformBot:
         """The user's `locale_fields`, where the platform can look them up (`profiles`)."""
         return await self.profiles(user_id) if self.profiles is not None else {}
 
+    def known_profile(self, user_id: str) -> dict[str, str]:
+        """What `profile` would give without asking the platform: for an answer that cannot wait."""
+        return self.profiles.known(user_id) if self.profiles is not None else {}
+
     def refusal(self, turn: TurnInput) -> str | None:
         """The access policy's answer for a turn, known before it runs: a platform answers it at
         once and privately (the runtime refuses the turn too, should it get there)."""

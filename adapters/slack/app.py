@@ -264,8 +264,8 @@ class SlackBot(PlatformBot):
         place = Place(channel, None, str(command.get("team_id") or ""), user)
         in_dm = is_dm(channel) or command.get("channel_name") == "directmessage"
         turn = self.command(  # the user's locale if already known: an answer given now is in their language
-            name, text, key=place.key, user_id=user, workspace_id=place.team_id, channel_id=channel, direct=in_dm,
-            **self.profiles.known(user),
+            name, text, key=place.key, has_files=False, user_id=user, workspace_id=place.team_id, channel_id=channel,
+            direct=in_dm, **self.known_profile(user),
         )
         if isinstance(turn, str):  # answered privately: no public root message
             await ack(text=turn, response_type="ephemeral")
