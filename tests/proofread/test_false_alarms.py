@@ -516,6 +516,13 @@ def test_bundler_and_resp_are_words_of_technical_writing():
     assert "rule:spelling" not in sources("language_quality", text)
 
 
+def test_a_key_naming_where_a_secret_is_kept_is_no_hardcoded_credential():
+    manifest = "# VM\n\n```yaml\nvolumes:\n  - secret:\n      secretName: my-pub-key\n```\n"
+    assert "rule:hardcoded-credential" not in sources("code_quality", manifest)
+    leaked = "# VM\n\n```yaml\nstringData:\n  secretKey: correcthorsebattery\n```\n"
+    assert "rule:hardcoded-credential" in sources("code_quality", leaked)
+
+
 def test_shell_names_and_british_spellings_inside_a_word_are_not_misspellings():
     text = "# Shells\n\nThe prompt comes from tcsh, and the behavioural change is favourable.\n"
     assert "rule:spelling" not in sources("language_quality", text)

@@ -66,6 +66,13 @@ def is_stack_trace(content: str) -> bool:
     return frames >= 3 and frames >= 0.6 * len(lines)
 
 
+# A key ending in one of these names where a secret is kept or what kind it is (Kubernetes'
+# `secretName`, `secretKeyRef`; `password_file`, `token_type`), not the secret itself.
+_WHERE_KEPT = re.compile(
+    r"(?i)(?:name|ref|namespace|path|file|dir|env|var|arn|url|uri|provider|type|kind|store|mount|"
+    r"length|ttl|header|field|selector|version|source|location)s?$"
+)
+
 class SyntaxProblem(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -167,8 +174,8 @@ class CodeQualityChecker(BaseChecker):
                 continue  # the privacy checker reports it as critical
             for match in assigned_secrets(line):
                 key, value = match.group(1), match.group(2).rstrip(".,;")
-                if not re.search(r"(?i)secret|token|passw|api[_-]?key|apikey|private", key):
-                    continue
+                if not re.search(r"(?i)secret|token|passw|api[_-]?key|apikey|private", key) or _WHERE_KEPT.search(key):
+                    continue  # `secretName: my-pub-key` names where a secret is kept, not the secret
                 quoted = re.search(r"[\"']" + re.escape(value), line) is not None
                 config_like = block.language in CONFIG_LANGUAGES or bool(
                     re.search(r"(?i)\.(ya?ml|env|ini|toml|cfg)$", block.filename or "")
