@@ -180,6 +180,13 @@ def sqlite_path(url: str) -> Path:
     return Path(url.removeprefix("sqlite:///"))
 
 
+# A statement for the turn-lock connection's pipeline: SQL, parameters, and its rows as dicts
+# (True), as tuples (False) or not read (None); a pipeline runs a list of them in one round trip,
+# or gives None when the caller must use the pool (AppDatabase.pipelined).
+Statement = tuple[str, Sequence[Any], bool | None]
+Pipeline = Callable[[list[Statement]], Awaitable[list[list[Any]] | None]]
+
+
 class AppDatabase:
     """Threads (key, bound agent, lifecycle state, timestamps), delivery de-duplication, and the
     per-thread turn queues that order turns across processes.
@@ -315,7 +322,7 @@ class AppDatabase:
             (key, platform, agent, now, now),
         )
 
-    async def pipelined(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]] | None:
+    async def pipelined(self, statements: list[Statement]) -> list[list[Any]] | None:
         """PostgreSQL: statements (placeholders `?` or psycopg's `%s`; the flag: rows as dicts if
         True, as tuples if False, not read if None) run in order on the turn-lock connection, in the
         round trip of whatever else is waiting there (group commit), without a pooled connection;
@@ -766,7 +773,7 @@ class _LockConnectionLost(Exception):
     """The turn-lock connection broke during a statement (it reconnects on the next one)."""
 
 
-_Pending = tuple[list[tuple[str, Sequence[Any], bool | None]], "asyncio.Future[list[list[Any]]]"]
+_Pending = tuple[list[Statement], "asyncio.Future[list[list[Any]]]"]
 
 
 class _PostgresTurnQueue(_TurnQueue):
@@ -811,7 +818,7 @@ class _PostgresTurnQueue(_TurnQueue):
     async def _query(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         return (await self._batch([(sql, params, False)]))[0]
 
-    async def _batch(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]]:
+    async def _batch(self, statements: list[Statement]) -> list[list[Any]]:
         """Statements (sql, params, and rows as dicts, as tuples or not read: True, False, None) run
         in order, each committed before the next starts, sent in one round trip (pipeline mode);
         the rows of each. Batches asked for while
@@ -961,7 +968,7 @@ class _PostgresTurnQueue(_TurnQueue):
         return await self._batch([(sql, params, False), (_THREAD, (key,), True)])
 
     async def try_start(self, key: str, seq: int) -> tuple[bool, dict[str, Any] | None]:
-        statements: list[tuple[str, Sequence[Any], bool | None]] = [
+        statements: list[Statement] = [
             (
                 "SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM concierge_turn_queue WHERE key = ? AND seq < ?) "
                 "THEN pg_try_advisory_lock(?) ELSE false END",
@@ -1196,9 +1203,9 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
         a pooled connection (and the upstream saver's process-wide lock) for a round trip of its
         own. When that connection has just broken, the pool serves as before."""
 
-        pipeline: Callable[[list[tuple[str, Sequence[Any], bool | None]]], Awaitable[list[list[Any]] | None]] | None = None
+        pipeline: Pipeline | None = None
 
-        async def _pipelined(self, statements: list[tuple[str, Sequence[Any], bool | None]]) -> list[list[Any]] | None:
+        async def _pipelined(self, statements: list[Statement]) -> list[list[Any]] | None:
             return None if self.pipeline is None else await self.pipeline(statements)
 
         async def aput(
@@ -1230,7 +1237,7 @@ def _postgres_saver(pool: Any, *, sealed: bool) -> Any:
                         await cur.executemany(self.UPSERT_CHECKPOINT_BLOBS_SQL, blob_rows)
                     await cur.execute(self.UPSERT_CHECKPOINTS_SQL, row)
 
-            statements: list[tuple[str, Sequence[Any], bool | None]] = [
+            statements: list[Statement] = [
                 (self.UPSERT_CHECKPOINT_BLOBS_SQL, blob, None) for blob in blob_rows
             ]
             if await self._pipelined([*statements, (self.UPSERT_CHECKPOINTS_SQL, row, None)]) is None:
@@ -1349,9 +1356,7 @@ class Checkpoints:
             raise
         return checkpoints
 
-    def pipeline_through(
-        self, pipeline: Callable[[list[tuple[str, Sequence[Any], bool | None]]], Awaitable[list[list[Any]] | None]]
-    ) -> None:
+    def pipeline_through(self, pipeline: Pipeline) -> None:
         """PostgreSQL: the checkpointer's reads and writes run through `pipeline` (the app
         database's turn-lock connection), the pool only when that fails."""
         saver: Any = self.saver
