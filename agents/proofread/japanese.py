@@ -91,6 +91,10 @@ _COMPOUND_PARTICLE_VERBS = {
     "を": {"通じる", "通す", "介する", "経る", "除く", "問う", "含める", "めぐる", "巡る", "はじめる", "始める"},
 }
 _PREDICATES = {"動詞", "形容詞", "助動詞"}
+# Nouns that turn a clause into an adverbial or a nominal phrase (〜することで, 〜するために, 〜するように):
+# a clause before one of them still belongs to the sentence's own predicate.
+_FORMAL_NOUNS = {"こと", "事", "ため", "為", "よう", "様", "もの", "物", "まま", "ところ", "所", "とき", "時", "場合",
+                 "ほう", "方", "わけ", "はず", "つもり", "際", "通り", "とおり", "ほど", "くらい", "ぐらい", "うち", "間"}
 # Same-word repetitions that are idiomatic, not typing slips (めでたしめでたし, などなど).
 _REDUPLICATION_POS = {"副詞", "感動詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
 _REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
@@ -171,8 +175,30 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
+        if token.surface == "を" and _in_relative_clause(tokens, index):
+            continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+def _in_relative_clause(tokens: list[Token], index: int) -> bool:
+    """Whether the particle at `index` belongs to a clause that modifies the noun after it:
+    in 「コンポーネントを複数のチャンクを持つバンドルに分ける」 the second を is 持つ's own object, and
+    the first waits for 分ける. A clause before a formal noun (〜を使うことで, 〜するために) is not one:
+    its object competes with the sentence's own."""
+    position = index + 1
+    while position < len(tokens) and tokens[position].pos1 not in _PREDICATES:
+        if _is_separator(tokens, position) or tokens[position].pos1 in ("助詞", "接続詞"):
+            return False
+        position += 1
+    while position + 1 < len(tokens) and tokens[position + 1].pos1 in ("助動詞", "動詞", "接尾辞") and (
+        tokens[position + 1].begin == tokens[position].end
+    ):
+        position += 1  # 持たせる, 保持される, 変換した: the predicate's last word decides
+    if position + 1 >= len(tokens) or not tokens[position].conjugation_form.startswith("連体形"):
+        return False
+    following = tokens[position + 1]
+    return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
 
 
 def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:

@@ -77,8 +77,8 @@ def test_a_footnote_in_the_plain_style_does_not_mix_styles():
 
 
 def test_sentence_length_reports_from_the_calibrated_limits():
-    assert GraphConfig().max_sentence_chars_ja == 110 and GraphConfig().max_sentence_words_en == 50
-    under, over = "あ" * 108 + "。\n", "あ" * 109 + "。\n"
+    assert GraphConfig().max_sentence_chars_ja == 120 and GraphConfig().max_sentence_words_en == 50
+    under, over = "あ" * 118 + "。\n", "あ" * 119 + "。\n"
     assert found("language_quality", ZENN_HEAD + under, "rule:sentence-length") == []
     assert found("language_quality", ZENN_HEAD + over, "rule:sentence-length") == [9]
     words = " ".join(["word"] * 49)

@@ -156,6 +156,13 @@ def test_a_very_short_sentence_does_not_count_as_a_style_switch():
     assert "rule:mixed-style" in sources("language_quality", MIXED + "ここで作業に疲れた。\n")
 
 
+def test_a_sentence_said_to_the_reader_does_not_count_as_a_style_switch():
+    for spoken in ("静的サイトの運用はとても楽でいいぞ。", "この場所は東京の中央区なんだ。", "この方法はとても便利だよね。"):
+        assert "rule:mixed-style" not in sources("language_quality", MIXED + spoken + "\n"), spoken
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "この場所は東京の中央区だ。\n")
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "この方法はとても便利だ。\n")
+
+
 def test_mathematical_prose_keeps_its_plain_style_in_a_polite_article():
     inline = MIXED + "期待値は $t = k/\\sqrt{N}$ と変数変換すると便利である。\n"
     before_block = MIXED + "すると次の式が成り立つのである。\n\n$$\nx = y\n$$\n"

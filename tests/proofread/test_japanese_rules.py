@@ -45,7 +45,16 @@ def tokens(sentence: str) -> list[japanese.Token]:
 # --- doubled particles ----------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("sentence", ["私は彼は好きです。", "設定をファイルを変更する。"])
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "私は彼は好きです。",
+        "設定をファイルを変更する。",
+        "演算処理を API を使って記述する。",  # a て clause still shares the sentence's object
+        "必要な機能を自分で取捨選択をすることが可能です。",  # before a formal noun: no relative clause
+        "値の組をスクリーンを明るくするために必要な値に変換する。",
+    ],
+)
 def test_a_particle_twice_in_one_clause_is_reported(sentence):
     assert len(doubled_particles(tokens(sentence))) == 1
     assert "rule:doubled-particle" in sources(sentence + "\n")
@@ -67,6 +76,9 @@ def test_a_particle_twice_in_one_clause_is_reported(sentence):
         "これが我々がやりたかったことです。",  # が is grammatical twice
         "既定の設定でシングルスレッドで動かします。",  # so is で
         "「A」は「B」は違います。",  # brackets separate
+        "コンポーネントを複数のチャンクを持つバンドルに分割する。",  # 持つ's own object, in a relative clause
+        "コンポーネントを DOM の更新を行う非常に効率的なコードに変換する。",
+        "データを画像を変換したファイルに書く。",
     ],
 )
 def test_compounds_clauses_and_grammatical_repeats_are_not_doubled_particles(sentence):

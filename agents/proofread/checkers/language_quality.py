@@ -76,13 +76,19 @@ def sentence_style(tokens: list[Token]) -> Style | None:
     # A sentence that ends in a quotation has no predicate of its own.
     closing = max((i for i, t in enumerate(tokens) if t.surface in ("」", "』")), default=-1)
     words = [t for t in tokens[closing + 1 :] if t.pos1 not in ("補助記号", "空白")]
+    spoken = False
     while words and (words[-1].pos2 == "終助詞" or words[-1].surface in ("か", "ね", "よ", "な")):
+        spoken = spoken or words[-1].surface != "か"
         words.pop()
     if not words:
         return None
     tail = words[-3:]
     if any(t.pos1 == "助動詞" and t.base in ("です", "ます") for t in tail):
         return "polite"
+    # A plain sentence said to the reader (「静的サイトはいいぞ。」「便利だよね。」「中央区なんだ。」) is
+    # speech, not the written だ/である style: a voice chosen for effect, not evidence of a slip.
+    if spoken or (len(words) > 1 and words[-2].surface == "ん" and words[-1].base == "だ"):
+        return None
     last = words[-1]
     if last.pos1 == "助動詞" and last.base in ("だ", "た", "ない", "ぬ", "う", "よう", "らしい", "まい"):
         return "plain" if last.conjugation_form.startswith("終止形") or last.base == "う" else None
