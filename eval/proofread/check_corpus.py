@@ -6,7 +6,7 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
 ``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
-and each later block (``heldout4`` … ``heldout9``) none from a repository of any earlier set.
+and each later block (``heldout4`` … ``heldout10``) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
 reported as missing when absent there.
 
@@ -32,7 +32,17 @@ STRATA = ("zenn", "qiita", "en")
 # Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
 # order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-BLOCK_SPLITS = ("heldout2", "heldout3", "heldout4", "heldout5", "heldout6", "heldout7", "heldout8", "heldout9")
+BLOCK_SPLITS = (
+    "heldout2",
+    "heldout3",
+    "heldout4",
+    "heldout5",
+    "heldout6",
+    "heldout7",
+    "heldout8",
+    "heldout9",
+    "heldout10",
+)
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
