@@ -32,7 +32,7 @@ from agents.proofread.schemas import (
     Platform,
     Suppression,
 )
-from agents.proofread.text import count_kana, replace_spans
+from agents.proofread.text import count_kana, replace_spans, trim_bare_url
 
 PLATFORMS: tuple[Platform, ...] = ("zenn", "qiita", "hugo", "jekyll", "zola", "plain")
 # `/proofread platform:zenn` — the first line of the text names the platform.
@@ -68,7 +68,6 @@ ZENN_EMBED = re.compile(r"@\[(\w{1,40})\]\(([^()\s]{0,2000})\)")
 ZENN_SIZED_IMAGE = re.compile(
     r"!\[([^\[\]\n]{0,1000})\]\(\s*([^\s()]{0,2000})(\s+\"[^\"\n]{0,500}\")?\s+(=\d{0,5}x\d{0,5})\s*\)"
 )
-TRAILING_PUNCTUATION = ".,:;!?*_~'\""
 # Kept for callers that limit how deep links nest in link text: CommonMark allows none.
 MAX_LINK_NESTING = 32
 
@@ -540,7 +539,7 @@ class _Walk:
         if "://" in content:
             for match in BARE_URL.finditer(content):
                 number = line + content.count("\n", 0, match.start())
-                url, swallowed = _trim_bare_url(match.group(0))
+                url, swallowed = trim_bare_url(match.group(0))
                 source = self.lines[number - 1].strip() if number <= len(self.lines) else ""
                 alone = source == url or source.strip("<>") == url
                 self.links.append(Link(url=url, text=url, line=number, kind="bare",
@@ -627,31 +626,6 @@ def html_url_matches(line: str) -> list[re.Match[str]]:
         if position == -1:
             break
     return matches
-
-
-# After non-ASCII text, address syntax again: the text is part of an internationalised path
-# (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
-_IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
-_PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
-
-
-def _trim_bare_url(url: str) -> tuple[str, str]:
-    """Split what a reader means as the URL from what a renderer would swallow after it."""
-    swallowed = ""
-    for position, char in enumerate(url):
-        if not char.isascii():
-            rest = url[position:]
-            if _IRI_TAIL.match(rest) and not _PROSE_PUNCTUATION.search(rest):
-                break
-            url, swallowed = url[:position], rest
-            break
-    url = url.rstrip(TRAILING_PUNCTUATION)
-    opened, closed = url.count("("), url.count(")")
-    end = len(url)
-    while end and url[end - 1] == ")" and opened < closed:
-        end -= 1
-        closed -= 1
-    return url[:end], swallowed
 
 
 # --- inline rule control -------------------------------------------------------------------------

@@ -93,12 +93,57 @@ def mask_code_spans(line: str) -> str:
     return replace_spans(line, [(start, end, " " * (end - start)) for start, end, _ticks in code_spans(line)])
 
 
+TRAILING_PUNCTUATION = ".,:;!?*_~'\""
+# After non-ASCII text, address syntax again: the text is part of an internationalised path
+# (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
+_IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
+_PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
+
+
+def trim_bare_url(url: str) -> tuple[str, str]:
+    """Split what a reader means as the URL from what a renderer would swallow after it."""
+    swallowed = ""
+    for position, char in enumerate(url):
+        if not char.isascii():
+            rest = url[position:]
+            if _IRI_TAIL.match(rest) and not _PROSE_PUNCTUATION.search(rest):
+                break
+            url, swallowed = url[:position], rest
+            break
+    return _without_closing_text(url), swallowed
+
+
+def _without_closing_text(url: str) -> str:
+    """`url` without the punctuation that ends the sentence or the bracket around it."""
+    url = url.rstrip(TRAILING_PUNCTUATION)
+    opened, closed = url.count("("), url.count(")")
+    end = len(url)
+    while end and url[end - 1] == ")" and opened < closed:
+        end -= 1
+        closed -= 1
+    return url[:end]
+
+
+def _blank_url(match: re.Match[str]) -> str:
+    """Blank the address and leave the prose around it: in 「(https://x/y) は」 the `)` still closes
+    its bracket, and in 「https://x/yを見ます。次に…」 the sentence still ends. Non-ASCII text glued
+    to the address with no sentence punctuation (`https://x/実行手順`) is left blanked as part of it."""
+    url = match.group(0)
+    for position, char in enumerate(url):
+        if not char.isascii():
+            if _PROSE_PUNCTUATION.search(url, position):
+                url = url[:position]
+            break
+    url = _without_closing_text(url)
+    return " " * len(url) + match.group(0)[len(url) :]
+
+
 def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)
     line = _INLINE_MATH.sub(blank, line)
     line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1) if m.group(1) else m.group(0), line)
-    line = _URL.sub(blank, line)
+    line = _URL.sub(_blank_url, line)
     return _HTML_TAG.sub(lambda m: blank(m) if m.group(1) and m.group(2) else m.group(0), line)
 
 

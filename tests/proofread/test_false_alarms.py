@@ -156,6 +156,15 @@ def test_a_very_short_sentence_does_not_count_as_a_style_switch():
     assert "rule:mixed-style" in sources("language_quality", MIXED + "ここで作業に疲れた。\n")
 
 
+def test_an_address_in_parentheses_leaves_its_closing_bracket_to_the_sentence():
+    paragraph = (
+        "その crate (https://crates.io/crates/lingua) は、文字列がどの言語で書かれたものかを判定するクレートです。\n"
+        "このクレートの基本的な機能を使って、日本語と英語とそれ以外とを区別できると考えました。\n"
+        "これは予想していたよりもずっとうまく動きました。\n書いてみたコードは短いので、この記事の末尾にそのまま掲載しておきます。\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", JA_HEAD + paragraph)
+
+
 def test_a_sentence_said_to_the_reader_does_not_count_as_a_style_switch():
     for spoken in ("静的サイトの運用はとても楽でいいぞ。", "この場所は東京の中央区なんだ。", "この方法はとても便利だよね。"):
         assert "rule:mixed-style" not in sources("language_quality", MIXED + spoken + "\n"), spoken
