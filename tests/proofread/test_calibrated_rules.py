@@ -86,6 +86,14 @@ def test_sentence_length_reports_from_the_calibrated_limits():
     assert found("language_quality", f"# T\n\n{words} more.\n", "rule:sentence-length") == [3]
 
 
+def test_an_english_title_inside_a_japanese_sentence_counts_as_one_unit():
+    title = "A guide to designing accessible, WCAG-conformant focus indicators"  # 56 characters, no spaces
+    quoted = ZENN_HEAD + "あ" * 70 + f"は「{title}」という記事で詳しく説明されている。\n"
+    assert found("language_quality", quoted, "rule:sentence-length") == []
+    japanese = ZENN_HEAD + "あ" * 105 + "は「短い題名」という記事で説明されている。\n"
+    assert found("language_quality", japanese, "rule:sentence-length") == [9]
+
+
 def test_an_unfenced_export_header_is_metadata_not_prose():
     header = "title: 問題を解いてみた\ntags: Python 最適化\nurl: https://example.com/items/1\nbody:\n\n"
     body = "".join(f"段落{n}を書きます。\n\n" for n in range(12))

@@ -172,6 +172,13 @@ def test_a_sentence_said_to_the_reader_does_not_count_as_a_style_switch():
     assert "rule:mixed-style" in sources("language_quality", MIXED + "この方法はとても便利だ。\n")
 
 
+def test_thanks_stay_polite_in_a_plain_article():
+    plain = JA_HEAD + "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(4))
+    for thanks in ("設定の書き方はこの記事を参考にさせていただきました。", "レビューしてくれた同僚にありがとうございます。"):
+        assert "rule:mixed-style" not in sources("language_quality", plain + thanks + "\n"), thanks
+    assert "rule:mixed-style" in sources("language_quality", plain + "設定の書き方はこの記事を参考にしました。\n")
+
+
 def test_mathematical_prose_keeps_its_plain_style_in_a_polite_article():
     inline = MIXED + "期待値は $t = k/\\sqrt{N}$ と変数変換すると便利である。\n"
     before_block = MIXED + "すると次の式が成り立つのである。\n\n$$\nx = y\n$$\n"

@@ -65,6 +65,11 @@ SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
 Style = Literal["polite", "plain"]
 MIN_STYLED_SENTENCE = 6  # characters, 。 included
+# Thanks and acknowledgements (「参考にさせていただきました」「ありがとうございます」) stay polite in a
+# だ/である article by custom: they are addressed to someone, not a slip of the article's voice.
+COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します")
+LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
+LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
@@ -226,6 +231,11 @@ class LanguageQualityChecker(BaseChecker):
 
     def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
         length = len(re.sub(r"\s", "", sentence.text))
+        # A run of Latin text — an English title or quotation, a menu path, a name — is read as one
+        # unit: it counts at most LATIN_RUN_CHARS characters.
+        length -= sum(
+            max(0, len(re.sub(r"\s", "", run.group())) - LATIN_RUN_CHARS) for run in LATIN_RUN.finditer(sentence.text)
+        )
         limit = self.config.max_sentence_chars_ja
         if length < limit:
             return []
@@ -339,7 +349,7 @@ class LanguageQualityChecker(BaseChecker):
                 line_end=sentence.line_end,
             )
             for sentence, style in styles
-            if style != majority
+            if style != majority and not (style == "polite" and COURTESY.search(sentence.text))
         ]
 
     def _english(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
