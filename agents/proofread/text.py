@@ -287,8 +287,13 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                     flush(number)
             elif not open_marks and _ends_sentence(line, index, japanese):
                 flush(number)
-            elif not japanese and not open_marks and char in "*_" and _closes_sentence(line, index):
-                flush(number)  # `*the last words.*` : the full stop inside the emphasis ends the sentence
+            elif not japanese and not open_marks and char in "*_\"" and _closes_sentence(line, index):
+                flush(number)  # `*the last words.*`, `…for Node.js." It`: the full stop inside ends the sentence
+            elif not japanese and open_marks == ["“"] and _ends_sentence(line, index, False) and (
+                line[index + 1 :].lstrip()[:1].isupper()
+            ):
+                flush(number)  # a quotation of several sentences: each counts on its own
+                open_marks.append("“")
         previous = number
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)

@@ -575,3 +575,44 @@ def test_a_side_effect_import_or_a_bare_require_is_javascript():
     for code in ("global.test = 'test'\nimport './test'\n", "'use strict';\n\nrequire('./test');\nglobal.test = 'test';\n"):
         found = run("code_quality", f"# Modules\n\nThe code:\n\n```\n{code}```\n")
         assert any("javascript" in (issue.suggestion or "") for issue in found), found
+
+
+def test_sections_all_at_level_three_under_the_page_title_are_a_choice_not_a_jump():
+    post = "---\ntitle: A release\n---\n\n### What is new\n\nText.\n\n#### Details\n\nText.\n\n### Thanks\n\nText.\n"
+    uneven = "---\ntitle: A release\n---\n\n### What is new\n\nText.\n\n## Thanks\n\nText.\n"
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        consistent = checker._linter(parse_article(post))
+        jumped = checker._linter(parse_article(uneven))
+    finally:
+        worker.close()
+    assert "pymarkdownlnt:MD001" not in {issue.source for issue in consistent}
+    assert "pymarkdownlnt:MD001" in {issue.source for issue in jumped}
+
+
+def test_an_address_given_to_be_written_to_or_a_fediverse_handle_is_no_leak():
+    invited = "# Help\n\nYou can mail all of us at info@example.org or me personally at taro@yamada.dev if you prefer.\n"
+    handle = "# Links\n\n- [@taro@mastodon.social](https://mastodon.social/@taro)\n"
+    japanese = "# 連絡先\n\n不具合はメールで taro@yamada.dev までお知らせください。\n"
+    for text in (invited, handle, japanese):
+        assert "rule:email" not in sources("privacy", text), text
+    assert "rule:email" in sources("privacy", "# Log\n\nThe commit author was taro@yamada.dev yesterday.\n")
+    assert "rule:email" in sources("privacy", "# Config\n\n```yaml\nemail: taro@yamada.dev\n```\n")
+
+
+def test_a_list_of_one_word_names_is_not_spell_checked():
+    names = "# Thanks\n\nThe authors of the core:\n\n- Apointos\n- reem\n- TyOverby\n- eddyb\n"
+    assert "rule:spelling" not in sources("language_quality", names)
+    prose = "# Thanks\n\nThe authors of the core:\n\n- Apointos wrote it\n- reem fixed the begining\n- eddyb\n"
+    assert "rule:spelling" in sources("language_quality", prose)
+
+
+def test_a_full_stop_inside_closing_quotes_ends_an_english_sentence():
+    words = " ".join(["word"] * 26)
+    straight = f'# T\n\nWe share the idea of a "{words}." It {words} too.\n'
+    curly = f"# T\n\nThe paper says “{words}. {words.capitalize()}.” That is all.\n"
+    for text in (straight, curly):
+        assert "rule:sentence-length" not in sources("language_quality", text), text
+    assert "rule:sentence-length" in sources("language_quality", f'# T\n\nWe share the idea of a "{words}" and {words}.\n')

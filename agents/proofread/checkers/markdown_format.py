@@ -225,6 +225,8 @@ class MarkdownFormatChecker(BaseChecker):
             kind = article.kind(line)
             if kind in ("code", "fence", "math", "front_matter"):
                 continue
+            if rule == "md001" and _sections_at_one_level(article, line):
+                continue  # ### for every section under the page title: a chosen size, not a skipped level
             if rule == "md036" and kind == "list":
                 continue  # pymarkdownlnt reports a list item that is only ~~struck~~ text
             if rule == "md023" and line in heading_lines:
@@ -523,3 +525,14 @@ _LINTER_REASONS = {
     "md058": "A table that touches a paragraph may not be recognised as a table.",
     "md059": "Screen readers list links by their text; “here” says nothing.",
 }
+
+
+def _sections_at_one_level(article: ParsedArticle, line: int) -> bool:
+    """The jump is the first heading's, from the page title, and no section of the article sits
+    above that level: a post whose sections are all `###` under its title has a consistent outline
+    that starts deep, which is a choice of type size rather than a level left out."""
+    headings = article.headings
+    if not headings or headings[0].line != line:
+        return False
+    return all(heading.level >= headings[0].level for heading in headings)
+

@@ -320,6 +320,10 @@ class PrivacyChecker(BaseChecker):
                 continue
             if local.lower() in CONTACT_MAILBOXES or _mailto_link(line, match.start(), match.end()):
                 continue  # an address published to be written to: nothing leaks by printing it
+            if line[: match.start()].endswith("@"):
+                continue  # @name@instance.social: a Fediverse handle, not an address
+            if _invited(line[: match.start()]):
+                continue  # "you can mail me at …", 「…までご連絡ください」: given to be written to
             issues.append(self.issue(
                 article, "suggestion", number, f"The article contains an email address ({local[:2]}…@{domain}).",
                 "Replace it with an address at example.com (reserved for documentation), e.g. user@example.com.",
@@ -373,3 +377,16 @@ def redact_personal(line: str) -> str:
     line = replace_spans(line, [(m.start(), m.end(), "***@" + m.group(0).rsplit("@", 1)[1]) for m in find_emails(line)])
     line = IPV4.sub(lambda m: "x.x.x.x" if is_private_ip(m.group(1)) else m.group(0), line)
     return HOSTNAME.sub(lambda m: m.group(0) if PUBLIC_INTERNAL_NAMES.match(m.group(1)) else "***.internal", line)
+
+
+# Words that invite the reader to write: an address after them in the same sentence was given on
+# purpose. Not a configuration key (`user.email`, `email:`), where an address may have slipped in.
+_INVITATION = re.compile(
+    r"(?i)(?<![.\w-])(?:e-?mail|mail|contact|reach|write to)(?![.:=_\w\"'])|メール|連絡|問い合わせ"
+)
+
+
+def _invited(before: str) -> bool:
+    sentence = re.split(r"[.!?]\s|[。！？]", before)[-1]
+    return _INVITATION.search(sentence) is not None
+

@@ -188,6 +188,26 @@ def _paragraph_names(article: ParsedArticle) -> dict[int, set[str]]:
     return by_line
 
 
+_LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
+_ONE_WORD_ITEM = re.compile(r"^[\w@.'’-]+$")
+
+
+def _one_word_lists(article: ParsedArticle) -> set[int]:
+    """The lines of every Markdown list of three or more items that are one word each (`- reem`,
+    `- TyOverby`, `- eddyb`): a list of names, handles or terms, not prose."""
+    lines: set[int] = set()
+    run: list[int] = []
+    for number in [*range(1, len(article.lines) + 1), 0]:
+        item = _LIST_ITEM.match(article.lines[number - 1]) if number and article.kind(number) == "list" else None
+        if item and _ONE_WORD_ITEM.match(item.group(1).strip().strip("*_`")):
+            run.append(number)
+            continue
+        if len(run) >= 3:
+            lines.update(run)
+        run = []
+    return lines
+
+
 def _sic_paragraphs(article: ParsedArticle) -> set[int]:
     """The lines of every paragraph (or quote) that holds a [sic]: its misspellings are quoted as
     written on purpose."""
@@ -232,7 +252,7 @@ class SpellingChecker(BaseChecker):
         japanese = article.language == "ja"
         unknown: list[tuple[int, str]] = []
         seen: set[str] = set()
-        quoted = _sic_paragraphs(article)
+        quoted = _sic_paragraphs(article) | _one_word_lists(article)
         listed = _paragraph_names(article)
         for number, line in article.prose_lines():
             if article.kind(number) not in _PROSE_KINDS or number in quoted:
