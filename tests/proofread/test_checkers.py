@@ -94,7 +94,7 @@ def test_documentation_placeholders_are_not_secrets():
 
 
 def test_a_secret_is_critical_and_an_email_a_suggestion_with_the_exact_line():
-    text = "intro\n\n```\ntoken = ghp_NhFdnXsiVpzz63FfkCzJr4i0B3JrTAwR4y9o\n```\n\nmail me: a.person@corp-mail.co.jp\n"
+    text = "intro\n\n```\ntoken = ghp_NhFdnXsiVpzz63FfkCzJr4i0B3JrTAwR4y9o\n```\n\ncommitted as a.person@corp-mail.co.jp\n"
     issues = run("privacy", text)
     assert [(i.line_start, i.severity, i.source) for i in issues] == [
         (4, "critical", "rule:github-token"), (7, "suggestion", "rule:email"),

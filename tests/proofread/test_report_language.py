@@ -45,7 +45,7 @@ docker build .
 ```
 
 レイヤーは上から順に再利用されます。設定ファイルを変更することができます。
-連絡先は taro.yamada@corp-mail.co.jp です。
+ログには taro.yamada@corp-mail.co.jp が残っていました。
 """
 
 ENGLISH_ARTICLE = """# Caching Docker builds
