@@ -120,7 +120,7 @@ SCANNERS: list[tuple[Any, str, Callable[..., int]]] = [
     (parser._Walk, "_inline", lambda self, token, start: len(token.content)),
     (parser._Walk, "_text", lambda self, content, line: len(content)),
     (parser, "html_url_matches", _length),
-    (parser, "_trim_bare_url", _length),
+    (parser, "trim_bare_url", _length),
     (text, "code_spans", _length),
     (text, "replace_spans", _length),
     (text, "mask_for_prose", _length),
