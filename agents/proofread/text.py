@@ -14,6 +14,8 @@ CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _BACKTICKS = re.compile(r"`+")
 # Zenn `$x$` and Qiita $`x`$ inline math (the latter is also a code span).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
+# MathJax's `\( … \)`, written `\\( … \\)` in Markdown so that the backslash survives.
+_ESCAPED_MATH = re.compile(r"\\{1,2}\((?:(?!\\{1,2}\)).){1,400}?\\{1,2}\)")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
 # `<[^>\n]+>` and `\]\([^)\n]*\)`, written so that an opener without its closer consumes the rest
 # of the line once instead of being retried from every later opener (quadratic on `<<<<…`).
@@ -142,6 +144,8 @@ def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)
     line = _INLINE_MATH.sub(blank, line)
+    if "\\(" in line:
+        line = _ESCAPED_MATH.sub(blank, line)
     line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1) if m.group(1) else m.group(0), line)
     line = _URL.sub(_blank_url, line)
     return _HTML_TAG.sub(lambda m: blank(m) if m.group(1) and m.group(2) else m.group(0), line)

@@ -616,3 +616,42 @@ def test_a_full_stop_inside_closing_quotes_ends_an_english_sentence():
     for text in (straight, curly):
         assert "rule:sentence-length" not in sources("language_quality", text), text
     assert "rule:sentence-length" in sources("language_quality", f'# T\n\nWe share the idea of a "{words}" and {words}.\n')
+
+
+def test_mathjax_formulas_in_escaped_parentheses_are_not_prose():
+    formula = r"\\( v_n(2046, 2^{52} - 1) = 2^{1024} - 2^{971} \\)"
+    text = JA_HEAD + f"次に大きい値は {formula} と {formula} であり、その次に大きい値は {formula} と {formula} である。\n"
+    assert "rule:sentence-length" not in sources("language_quality", text)
+    spelled_out = JA_HEAD + "次に大きい値は" + "とても" * 40 + "大きい値である。\n"
+    assert "rule:sentence-length" in sources("language_quality", spelled_out)
+
+
+def test_an_english_passage_quoted_in_a_japanese_article_is_not_one_japanese_sentence():
+    quote = " ".join(["The phrase “the Number value for (x)” means a value chosen in the following manner."] * 12)
+    body = "".join(f"この節では{n}番目の値がどのように選ばれるかを日本語で説明していく。\n\n" for n in range(30))
+    text = JA_HEAD + body + "仕様の原文を引用する。\n\n<blockquote lang=\"en\">\n\n  " + quote + "\n\n</blockquote>\n"
+    assert "rule:sentence-length" not in sources("language_quality", text)
+
+
+def test_wo_tsujite_is_a_compound_particle():
+    text = JA_HEAD + "各ファイルの情報をサーバを通じて各端末と同期します。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", text)
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "各ファイルの情報をサーバを送ります。\n")
+
+
+def test_informal_words_chosen_on_purpose_are_not_misspellings():
+    text = "# Notes\n\nA little work later and voila, it can be done in a bajillion ways; we smush the nodes.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+
+
+def test_a_hashtag_list_item_and_spaces_in_alt_text_are_not_markdown_faults():
+    text = "# T\n\nText here.\n\n![ 図2: 隠れたコスト ](/a.png)\n\nSee [ the link ](https://x.y) now.\n\n- #DeveloperExperience タグで\n- other\n"
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        found = {(issue.line_start, issue.source) for issue in checker._linter(parse_article(text))}
+    finally:
+        worker.close()
+    assert (7, "pymarkdownlnt:MD039") in found  # the link's visible text still counts
+    assert (5, "pymarkdownlnt:MD039") not in found and (9, "pymarkdownlnt:MD018") not in found

@@ -68,6 +68,7 @@ MIN_STYLED_SENTENCE = 6  # characters, 。 included
 # Thanks and acknowledgements (「参考にさせていただきました」「ありがとうございます」) stay polite in a
 # だ/である article by custom: they are addressed to someone, not a slip of the article's voice.
 COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します")
+JAPANESE_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
@@ -230,6 +231,8 @@ class LanguageQualityChecker(BaseChecker):
         return issues
 
     def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
+        if not JAPANESE_CHAR.search(sentence.text):
+            return []  # a passage quoted in English: its full stops are not 。, so it is no one sentence
         length = len(re.sub(r"\s", "", sentence.text))
         # A run of Latin text — an English title or quotation, a menu path, a name — is read as one
         # unit: it counts at most LATIN_RUN_CHARS characters.

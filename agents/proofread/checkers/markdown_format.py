@@ -235,6 +235,10 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
             if rule == "md011" and _after_link_text(article.line(line), column):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
+            if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":
+                continue  # spaces inside an image's alt text: nothing shows them
+            if rule == "md018" and kind == "list":
+                continue  # `- #hashtag`: a list item whose text starts with #, not a heading
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
                 continue  # the link text ends (or starts) with a line break: the source is wrapped
             if rule == "md012":
