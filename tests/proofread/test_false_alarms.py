@@ -216,17 +216,10 @@ def test_phrase_tails_and_derived_words_are_not_misspellings_but_typos_still_are
 
 
 def test_a_heading_indented_by_two_spaces_renders_and_is_not_reported_as_indented():
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        indented = checker._linter(parse_article("# Title\n\nIntro.\n\n  ## Setup\n\n  Text of the setup.\n"))
-        jumped = checker._linter(parse_article("# Title\n\n  #### Setup\n\nText.\n"))
-    finally:
-        worker.close()
-    assert "pymarkdownlnt:MD023" not in {issue.source for issue in indented}
+    indented, jumped = linted("# Title\n\nIntro.\n\n  ## Setup\n\n  Text of the setup.\n", "# Title\n\n  #### Setup\n\nText.\n")
+    assert "pymarkdownlnt:MD023" not in {source for source, _line in indented}
     # The linter's other rules still see the indented heading: a jump from # to #### is reported.
-    assert "pymarkdownlnt:MD001" in {issue.source for issue in jumped}
+    assert "pymarkdownlnt:MD001" in {source for source, _line in jumped}
 
 
 def test_program_output_in_a_powershell_transcript_is_not_shell_syntax():
@@ -580,16 +573,9 @@ def test_a_side_effect_import_or_a_bare_require_is_javascript():
 def test_sections_all_at_level_three_under_the_page_title_are_a_choice_not_a_jump():
     post = "---\ntitle: A release\n---\n\n### What is new\n\nText.\n\n#### Details\n\nText.\n\n### Thanks\n\nText.\n"
     uneven = "---\ntitle: A release\n---\n\n### What is new\n\nText.\n\n## Thanks\n\nText.\n"
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        consistent = checker._linter(parse_article(post))
-        jumped = checker._linter(parse_article(uneven))
-    finally:
-        worker.close()
-    assert "pymarkdownlnt:MD001" not in {issue.source for issue in consistent}
-    assert "pymarkdownlnt:MD001" in {issue.source for issue in jumped}
+    consistent, jumped = linted(post, uneven)
+    assert "pymarkdownlnt:MD001" not in {source for source, _line in consistent}
+    assert "pymarkdownlnt:MD001" in {source for source, _line in jumped}
 
 
 def test_an_address_given_to_be_written_to_or_a_fediverse_handle_is_no_leak():
@@ -646,12 +632,6 @@ def test_informal_words_chosen_on_purpose_are_not_misspellings():
 
 def test_a_hashtag_list_item_and_spaces_in_alt_text_are_not_markdown_faults():
     text = "# T\n\nText here.\n\n![ 図2: 隠れたコスト ](/a.png)\n\nSee [ the link ](https://x.y) now.\n\n- #DeveloperExperience タグで\n- other\n"
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        found = {(issue.line_start, issue.source) for issue in checker._linter(parse_article(text))}
-    finally:
-        worker.close()
-    assert (7, "pymarkdownlnt:MD039") in found  # the link's visible text still counts
-    assert (5, "pymarkdownlnt:MD039") not in found and (9, "pymarkdownlnt:MD018") not in found
+    (found,) = linted(text)
+    assert ("pymarkdownlnt:MD039", 7) in found  # the link's visible text still counts
+    assert ("pymarkdownlnt:MD039", 5) not in found and ("pymarkdownlnt:MD018", 9) not in found
