@@ -635,3 +635,19 @@ def test_a_hashtag_list_item_and_spaces_in_alt_text_are_not_markdown_faults():
     (found,) = linted(text)
     assert ("pymarkdownlnt:MD039", 7) in found  # the link's visible text still counts
     assert ("pymarkdownlnt:MD039", 5) not in found and ("pymarkdownlnt:MD018", 9) not in found
+
+
+def test_inflections_compounds_and_tool_names_are_words():
+    text = (
+        "# Notes\n\nThe parser attaches a program to each file; wakeups propagate between tasks. "
+        "It is easy to onboard, and htop or tracee show what runs.\n"
+    )
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nWe enabled it in the lastest versions.\n")
+
+
+def test_an_array_type_in_link_text_is_no_reversed_link_and_a_calendar_id_no_address():
+    (found,) = linted("# Issues\n\n- [Allow the option to be (true | string)[]?](https://example.com/issues/1)\n")
+    assert "pymarkdownlnt:MD011" not in {source for source, _line in found}
+    calendar = "# Call\n\nJoin the [weekly call](https://calendar.google.com/embed?src=c_6cm5hud8@group.calendar.google.com).\n"
+    assert "rule:email" not in sources("privacy", calendar)

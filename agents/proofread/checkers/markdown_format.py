@@ -233,6 +233,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # indented by up to three spaces, it still renders as a heading (CommonMark)
             if rule == "md029" and article.list_starts.get(line, 1) != 1:
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
+            if rule == "md011" and detail.endswith(")[]]"):
+                continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
             if rule == "md011" and _after_link_text(article.line(line), column):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
             if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":

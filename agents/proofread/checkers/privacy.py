@@ -84,7 +84,9 @@ _EMAIL_START = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]")
 _EMAIL_RUN = re.compile(r"[A-Za-z0-9._%+-]*")
 SAFE_EMAIL_DOMAINS = re.compile(
     r"(?i)(^|\.)(example\.(com|org|net|jp|co\.jp)|[a-z0-9-]+\.example|[a-z0-9-]+\.test|[a-z0-9-]+\.invalid|"
-    r"users\.noreply\.github\.com|noreply\.github\.com)$"
+    r"users\.noreply\.github\.com|noreply\.github\.com|"
+    # Identifiers written like addresses that no one reads mail at: a Google calendar's ID.
+    r"group\.calendar\.google\.com|resource\.calendar\.google\.com)$"
 )
 # Not part of a longer dotted number (1.2.3.4.5) or a CIDR range; a full stop after it ends the
 # sentence (`10.0.1.4.`), it is still an address.

@@ -96,8 +96,10 @@ def is_known(word: str) -> bool:
             stem = word[: -len(suffix)] + replacement
             if stem in technical_words() or (len(stem) > 2 and stem[-1] == stem[-2] and stem[:-1] in technical_words()):
                 return True
-            if (suffix in ("er", "ers", "able") and _frequent(stem)) or (suffix == "s" and _frequent(stem, 100)):
-                return True  # pooler, bundlers, mergeable, decodings
+            if (suffix in ("er", "ers", "able") and _frequent(stem)) or (suffix in ("s", "es") and _frequent(stem, 100)):
+                return True  # pooler, bundlers, mergeable, decodings, attaches
+            if suffix == "s" and _compound(stem):
+                return True  # wakeups, lookups
             ends_in_consonants = not any(c in "aeiouy" for c in stem[-2:])  # chunk-ing; not begin-ing
             if len(stem) >= 4 and _frequent(stem) and (suffix == "ness" or (suffix == "ing" and ends_in_consonants)):
                 return True  # a common word made a verb or a noun: chunking, liveness
@@ -113,10 +115,23 @@ def is_known(word: str) -> bool:
             return True
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
         return True  # an informal adjective from a common word: truthy, hacky, laggy
-    return any(
-        _frequent(word[:cut]) and _frequent(word[cut:])
-        for cut in range(3, len(word) - 3)
-    )
+    return _compound(word)
+
+
+# Two-letter adverbs that join a common word into one (wakeup, signin, onboard, bylaw).
+_JOINING_PARTICLES = {"up", "in", "on", "by"}
+
+
+def _compound(word: str) -> bool:
+    """Two common words written as one: codebase, webhook (a part of three letters or more, the
+    second of four or more), or a common word and a joining particle: wakeup, onboard."""
+    for cut in range(2, len(word) - 1):
+        head, tail = word[:cut], word[cut:]
+        plain = len(head) >= 3 and len(tail) >= 4
+        joined = (head in _JOINING_PARTICLES and len(tail) >= 4) or (tail in _JOINING_PARTICLES and len(head) >= 4)
+        if (plain or joined) and _frequent(head) and _frequent(tail):
+            return True
+    return False
 
 
 def is_known_simple(word: str) -> bool:
