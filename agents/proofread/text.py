@@ -144,7 +144,7 @@ def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)
     line = _INLINE_MATH.sub(blank, line)
-    if "\\(" in line:
+    if "\\(" in line and "\\)" in line:
         line = _ESCAPED_MATH.sub(blank, line)
     line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1) if m.group(1) else m.group(0), line)
     line = _URL.sub(_blank_url, line)
@@ -294,7 +294,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             elif not japanese and not open_marks and char in "*_\"" and _closes_sentence(line, index):
                 flush(number)  # `*the last words.*`, `…for Node.js." It`: the full stop inside ends the sentence
             elif not japanese and open_marks == ["“"] and _ends_sentence(line, index, False) and (
-                line[index + 1 :].lstrip()[:1].isupper()
+                _starts_capitalised(line, index + 1)
             ):
                 flush(number)  # a quotation of several sentences: each counts on its own
                 open_marks.append("“")
@@ -307,6 +307,13 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
 
 
 _CLOSING_QUOTES = "”\"’"
+_NEXT_WORD = re.compile(r"\s*(\S?)")
+
+
+def _starts_capitalised(line: str, position: int) -> bool:
+    """Whether the first word from `position` on (past blanks) starts with a capital letter."""
+    match = _NEXT_WORD.match(line, position)
+    return bool(match and match.group(1).isupper())
 
 
 def _closes_sentence(line: str, index: int) -> bool:
