@@ -53,10 +53,23 @@ def scripted(answers: dict[str, Any], text: str = "plain answer") -> Any:
     return respond
 
 
+_opened: list[ModelProvider] = []
+
+
+@pytest.fixture(autouse=True)
+async def close_model_clients() -> Any:
+    """Each test's model clients are closed in its own event loop (their HTTP sessions live there)."""
+    yield
+    while _opened:
+        await _opened.pop().aclose()
+
+
 async def model_conversation(settings: Settings) -> Conversation:
     agent = ProofreadAgent()
+    models = ModelProvider.from_settings(settings)
+    _opened.append(models)
     deps = AgentDeps(
-        settings=settings, models=ModelProvider.from_settings(settings), checkpointer=InMemorySaver(), app_db=None,  # type: ignore[arg-type]
+        settings=settings, models=models, checkpointer=InMemorySaver(), app_db=None,  # type: ignore[arg-type]
     )
     return Conversation(agent=agent, graph=await agent.build(deps))
 
