@@ -26,7 +26,7 @@ from agents.proofread.japanese import (
 from agents.proofread.llm import anchor_quote
 from agents.proofread.prompts import render_prompt
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import Sentence, list_items, mask_for_prose, split_sentences
+from agents.proofread.text import Sentence, has_japanese, list_items, mask_for_prose, split_sentences
 from bot.faults import TurnFailed
 
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
@@ -68,7 +68,6 @@ MIN_STYLED_SENTENCE = 6  # characters, 。 included
 # Thanks and acknowledgements (「参考にさせていただきました」「ありがとうございます」) stay polite in a
 # だ/である article by custom: they are addressed to someone, not a slip of the article's voice.
 COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します")
-JAPANESE_CHAR = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
@@ -231,7 +230,7 @@ class LanguageQualityChecker(BaseChecker):
         return issues
 
     def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
-        if not JAPANESE_CHAR.search(sentence.text):
+        if not has_japanese(sentence.text):
             return []  # a passage quoted in English: its full stops are not 。, so it is no one sentence
         length = len(re.sub(r"\s", "", sentence.text))
         # A run of Latin text — an English title or quotation, a menu path, a name — is read as one
