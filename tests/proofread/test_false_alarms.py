@@ -26,6 +26,10 @@ def run(category: str, text: str) -> list[Issue]:
     return checker._own_rules(article) if category == "markdown_format" else checker.rules(article)
 
 
+def lines(category: str, text: str, rule: str) -> list[int | None]:
+    return [issue.line_start for issue in run(category, text) if issue.source == rule]
+
+
 def sources(category: str, text: str) -> set[str | None]:
     return {issue.source for issue in run(category, text)}
 
@@ -170,6 +174,18 @@ def test_a_sentence_said_to_the_reader_does_not_count_as_a_style_switch():
         assert "rule:mixed-style" not in sources("language_quality", MIXED + spoken + "\n"), spoken
     assert "rule:mixed-style" in sources("language_quality", MIXED + "この場所は東京の中央区だ。\n")
     assert "rule:mixed-style" in sources("language_quality", MIXED + "この方法はとても便利だ。\n")
+
+
+def test_a_section_written_in_its_own_register_is_no_style_switch():
+    """An open letter or an appeal to the reader, a whole section in です/ます inside a だ/である
+    essay, is the writer's choice; the same sentences mixed into a plain section are slips."""
+    plain = "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(6))
+    letter = "".join(f"皆さんにお願いしたいことが{n}つあります。\n\n" for n in range(1, 5)) + "これは提案にすぎない。\n\n"
+    essay = "# ひらがなのたいとる\n\n## せってい\n\n" + plain + "## てがみ\n\n" + letter
+    assert lines("language_quality", essay, "rule:mixed-style") == []
+    mixed = "".join(f"皆さんにお願いしたいことが{n}つあります。\n\nこの設定は{n}番目の項目を変更する。\n\n" for n in (1, 2))
+    slipped = "# ひらがなのたいとる\n\n## せってい\n\n" + plain + "## まぜた\n\n" + mixed
+    assert lines("language_quality", slipped, "rule:mixed-style") == [19, 23]
 
 
 def test_thanks_stay_polite_in_a_plain_article():

@@ -65,6 +65,8 @@ SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
 Style = Literal["polite", "plain"]
 MIN_STYLED_SENTENCE = 6  # characters, 。 included
+MIN_REGISTER_SENTENCES = 3  # sentences of a section in one style that make it its own register…
+REGISTER_SHARE = 0.8  # …when they are at least this share of the section's styled sentences
 # Thanks and acknowledgements (「参考にさせていただきました」「ありがとうございます」) stay polite in a
 # だ/である article by custom: they are addressed to someone, not a slip of the article's voice.
 COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します")
@@ -72,6 +74,30 @@ LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
+
+
+def section_of(article: ParsedArticle, line: int) -> int:
+    """The line of the section heading `line` is under (0 before the first): sections are the
+    headings of the highest level used more than once (a lone `#` over `##` sections is a title)."""
+    levels = Counter(heading.level for heading in article.headings)
+    level = min((lvl for lvl, count in levels.items() if count > 1), default=min(levels, default=1))
+    return max((h.line for h in article.headings if h.level <= level and h.line <= line), default=0)
+
+
+def _section_registers(article: ParsedArticle, styles: list[tuple[Sentence, Style]]) -> dict[int, Style]:
+    """Sections (by their heading's line) written in a register of their own: at least
+    MIN_REGISTER_SENTENCES sentences, REGISTER_SHARE of them in one style (an open letter, a speech,
+    an appeal to the reader). A section's own register is the writer's choice; a switch inside a
+    section is a slip."""
+    by_section: dict[int, Counter[Style]] = {}
+    for sentence, style in styles:
+        by_section.setdefault(section_of(article, sentence.line_start), Counter())[style] += 1
+    registers: dict[int, Style] = {}
+    for section, counts in by_section.items():
+        style, count = counts.most_common(1)[0]
+        if section and count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
+            registers[section] = style
+    return registers
 
 
 def sentence_style(tokens: list[Token]) -> Style | None:
@@ -336,6 +362,7 @@ class LanguageQualityChecker(BaseChecker):
         if len(counts) < 2:
             return []
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
+        registers = _section_registers(article, styles)
         label = {"polite": "です/ます", "plain": "だ/である"}
         return [
             self._say(
@@ -352,6 +379,7 @@ class LanguageQualityChecker(BaseChecker):
             )
             for sentence, style in styles
             if style != majority and not (style == "polite" and COURTESY.search(sentence.text))
+            and registers.get(section_of(article, sentence.line_start)) != style
         ]
 
     def _english(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
