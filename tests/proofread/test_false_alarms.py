@@ -10,6 +10,7 @@ from agents.proofread.config import GraphConfig
 from agents.proofread.linter import LinterWorker
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.parser import parse_article
+from agents.proofread.rules import apply_rule_control
 from agents.proofread.schemas import Issue
 from bot.llm import ModelProvider
 from bot.offline import OfflineChatModel
@@ -667,3 +668,22 @@ def test_an_array_type_in_link_text_is_no_reversed_link_and_a_calendar_id_no_add
     assert "pymarkdownlnt:MD011" not in {source for source, _line in found}
     calendar = "# Call\n\nJoin the [weekly call](https://calendar.google.com/embed?src=c_6cm5hud8@group.calendar.google.com).\n"
     assert "rule:email" not in sources("privacy", calendar)
+
+
+
+def test_tables_touching_a_heading_or_a_fence_render_and_are_not_reported_by_default():
+    """md058 fires only beside a heading or a fence, where the table renders; the table that runs
+    into text (its next line taken as a row) is reported as a column-count fault."""
+    table = "| Key | Description |\n| --- | --- |\n| a | b |\n"
+    text = "# T\n\nText.\n\n#### Configuration\n" + table + "```\nx\n```\n\nSome text.\n\n" + table + "More text.\n"
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        found = checker._linter(parse_article(text))
+    finally:
+        worker.close()
+    assert {(i.source, i.line_start) for i in found} >= {("pymarkdownlnt:MD058", 6), ("pymarkdownlnt:MD056", 18)}
+    kept = {(i.source, i.line_start) for i in apply_rule_control(found, {})}
+    assert ("pymarkdownlnt:MD056", 18) in kept and not {rule for rule, _ in kept} & {"pymarkdownlnt:MD058"}
+    assert ("pymarkdownlnt:MD058", 6) in {(i.source, i.line_start) for i in apply_rule_control(found, {"md058": "on"})}
