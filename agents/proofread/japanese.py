@@ -284,3 +284,36 @@ def conjugation_errors(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
         elif token.pos1 == "動詞" and token.base == "しまう":
             found.append((previous, token, previous.surface + "して" + token.surface))
     return found
+
+
+# Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.
+_ITEM_SEPARATORS = {"、", "・", "，", ","}
+_ITEM_MAX_CHARS = 30  # an item longer than this reads as a clause of its own
+_MIN_ENUMERATED = 2  # items in a row, before the last one that ends the list inside the next clause
+
+
+def enumerations(tokens: list[Token]) -> list[int]:
+    """The length in characters of each enumeration in a sentence: a run of at least
+    _MIN_ENUMERATED noun phrases between 、/・ (「Fragment（…）、Portal（…）、…」, a list of names
+    or glossed terms). An item holds no predicate; a clause before 、 (〜して、〜ので、) ends a run."""
+    items: list[list[Token]] = [[]]
+    for token in tokens:
+        if token.surface in _ITEM_SEPARATORS:
+            items.append([])
+        else:
+            items[-1].append(token)
+    runs: list[int] = []
+    run: list[int] = []
+    for item in [*items, []]:
+        words = [t for t in item if t.pos1 not in ("空白", "補助記号")]
+        size = sum(len(t.surface) for t in item if t.pos1 != "空白")
+        if (
+            words and size <= _ITEM_MAX_CHARS and words[-1].pos1 in ("名詞", "接尾辞")
+            and not any(t.pos1 in _PREDICATES or (t.pos1 == "助詞" and t.surface != "の") for t in words)
+        ):
+            run.append(size)
+            continue
+        if len(run) >= _MIN_ENUMERATED:
+            runs.append(sum(run) + len(run) - 1)  # the separators between the items too
+        run = []
+    return runs

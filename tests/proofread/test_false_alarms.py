@@ -687,3 +687,16 @@ def test_tables_touching_a_heading_or_a_fence_render_and_are_not_reported_by_def
     kept = {(i.source, i.line_start) for i in apply_rule_control(found, {})}
     assert ("pymarkdownlnt:MD056", 18) in kept and not {rule for rule, _ in kept} & {"pymarkdownlnt:MD058"}
     assert ("pymarkdownlnt:MD058", 6) in {(i.source, i.line_start) for i in apply_rule_control(found, {"md058": "on"})}
+
+
+def test_an_enumeration_of_terms_counts_as_one_unit_in_a_japanese_sentence():
+    terms = "、".join(["トゥート", "ブースト", "メンション", "フォロー", "ハッシュタグ", "インスタンス", "タイムライン", "リモートフォロー",
+                     "ローカルタイムライン", "連合タイムライン", "通知", "お気に入り"])
+    listed = JA_HEAD + f"この記事では、{terms}といった用語の意味を、はじめて使う人に向けてひとつずつ順番に説明します。\n"
+    assert "rule:sentence-length" not in sources("language_quality", listed)
+    clauses = JA_HEAD + (
+        "この記事では、サービスの料金が増えるにつれて、どの組織のどのリポジトリでいくらかかっているかを"
+        "正確に把握するのが難しくなってくるので、請求の明細を取り出して集計し、グラフにして眺められるようにする"
+        "仕組みを、手元で動かせる小さなスクリプトとしてまとめていきます。\n"
+    )
+    assert "rule:sentence-length" in sources("language_quality", clauses)

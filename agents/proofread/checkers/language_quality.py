@@ -20,6 +20,7 @@ from agents.proofread.japanese import (
     conjunctive_ga,
     doubled_particles,
     doubled_words,
+    enumerations,
     hedges,
     tokenize,
 )
@@ -208,7 +209,7 @@ class LanguageQualityChecker(BaseChecker):
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
-            issues += self._length_ja(article, sentence)
+            issues += self._length_ja(article, sentence, tokens)
             issues += self._doubled_particles(article, sentence, tokens)
             issues += self._conjunctive_ga(article, sentence, tokens)
             issues += self._doubled_words(article, sentence, tokens)
@@ -255,7 +256,7 @@ class LanguageQualityChecker(BaseChecker):
         issues += self._mixed_style(article, styles)
         return issues
 
-    def _length_ja(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
+    def _length_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         if not has_japanese(sentence.text):
             return []  # a passage quoted in English: its full stops are not 。, so it is no one sentence
         length = len(re.sub(r"\s", "", sentence.text))
@@ -264,6 +265,9 @@ class LanguageQualityChecker(BaseChecker):
         length -= sum(
             max(0, len(re.sub(r"\s", "", run.group())) - LATIN_RUN_CHARS) for run in LATIN_RUN.finditer(sentence.text)
         )
+        # So is an enumeration of names or terms (「A、B、C」): read item by item, it counts at most
+        # as much as a Latin run.
+        length -= sum(max(0, size - LATIN_RUN_CHARS) for size in enumerations(tokens))
         limit = self.config.max_sentence_chars_ja
         if length < limit:
             return []
