@@ -105,3 +105,33 @@ def test_many_unknown_words_mean_the_text_is_not_english():
 def test_the_word_list_and_dictionary_load_once():
     assert {"kubernetes", "webhook"} <= technical_words()
     assert spelling.speller() is spelling.speller()
+
+
+def test_a_letter_before_a_word_is_a_tool_name_unless_another_word_is_as_likely():
+    for name in ("strace", "gcloud", "xaxis", "ebuilds", "pprof"):
+        assert correction(name) is None, name
+    assert correction("adress") == "address"  # not “dress”
+
+
+def test_short_unknown_words_are_abbreviations_unless_they_slip_on_a_common_word():
+    for short in ("util", "iter", "noop", "uids", "dbus"):
+        assert correction(short) is None, short
+    assert (correction("wirh"), correction("onyl")) == ("with", "only")
+
+
+def test_regular_forms_of_common_words_are_words_and_doubling_slips_are_not():
+    for word in ("googled", "triaged", "pleaser", "stemmer"):
+        assert correction(word) is None, word
+    assert (correction("occured"), correction("heighted")) == ("occurred", "weighted")
+
+
+def test_a_word_its_link_address_spells_is_a_name():
+    text = "# Notes\n\nAsk us on [zulip](https://rust-lang.zulipchat.com/#narrow) or read [the artcle](https://example.com/post).\n"
+    assert [issue.problem for issue in spelling_issues(text)] == [
+        "Possible misspelling: “artcle” (did you mean “article”?)."
+    ]
+
+
+def test_lower_case_handles_in_a_list_of_names_are_names():
+    text = "# Contributors\n\nThanks to:\n\n- Alex Crichton\n- ggomez\n- Brian Anderson\n- mcarton\n\nWe fixed the enviroment.\n"
+    assert [issue.line_start for issue in spelling_issues(text)] == [10]

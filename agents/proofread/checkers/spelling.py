@@ -27,6 +27,8 @@ _LEADING = "\"'([{*_~“‘<«"
 _TRAILING = ".,;:!?\"')]}*_~”’>»…"
 _PLAIN_WORD = re.compile(r"[a-z]+(?:'[a-z]+)?")
 _ANY_WORD = re.compile(r"[A-Za-z]+")
+# Link targets and bare addresses of a line: a word they contain is a name the address spells.
+_TARGET = re.compile(r"\]\([^)\s]+|(?:https?|ftp)://[^\s)>\]]+|^\s*\[[^\]]+\]:\s*\S+")
 _SHORTCODE = re.compile(r"\{\{.*?\}\}|\{%.*?%\}")
 # [sic] / (sic): the writer marks a quoted misspelling as the original's.
 _SIC = re.compile(r"[\[(]\s*sic\s*!?\s*[\])]", re.IGNORECASE)
@@ -36,6 +38,12 @@ MIN_LENGTH = 4
 # A correction must be a word at least this frequent in the dictionary's corpus: rare words as
 # corrections mostly turn a technical term into a different rare word.
 MIN_CORRECTION_FREQUENCY = 100
+# A correction other than the word without its first letter, when that one is a candidate too.
+PREFIXED_RIVAL_FREQUENCY = 10_000
+# A word of four letters is reported only as a slip of one of the most common words (wirh → with,
+# onyl → only): other short unknown words were abbreviations and names (util, iter, noop, dbus).
+SHORT_WORD = 4
+SHORT_CORRECTION_FREQUENCY = 1_000_000
 # More findings than this in one article, or more words the dictionary does not know: the text is
 # probably not English prose, and looking up corrections for all of them would only cost time.
 MAX_FINDINGS = 20
@@ -46,7 +54,7 @@ _PREFIXES = ("un", "re", "pre", "non", "sub", "multi", "auto", "de", "co", "inte
 PHRASE_TAILS = {"versa": "vice", "se": "per", "hoc": "ad", "facto": "de", "al": "et", "fide": "bona",
                 "priori": "a", "posteriori": "a", "vitae": "curriculum", "qua": "sine", "quo": "status"}
 _SUFFIXES = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"),
-             ("er", ""), ("ers", ""), ("ly", ""), ("able", ""), ("ation", "e"), ("ness", ""))
+             ("er", ""), ("er", "e"), ("ers", ""), ("ly", ""), ("able", ""), ("ation", "e"), ("ness", ""))
 # British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre.
 _BRITISH = (("our", "or"), ("ours", "ors"), ("ise", "ize"), ("ised", "ized"), ("ises", "izes"),
             ("ising", "izing"), ("isation", "ization"), ("isations", "izations"), ("yse", "yze"),
@@ -100,6 +108,8 @@ def is_known(word: str) -> bool:
                 return True  # pooler, bundlers, mergeable, decodings, attaches
             if suffix == "s" and _compound(stem):
                 return True  # wakeups, lookups
+            if suffix in ("ed", "d", "er") and _inflectable(stem):
+                return True  # a common word made a verb or a noun: googled, modded, stemmer
             ends_in_consonants = not any(c in "aeiouy" for c in stem[-2:])  # chunk-ing; not begin-ing
             if len(stem) >= 4 and _frequent(stem) and (suffix == "ness" or (suffix == "ing" and ends_in_consonants)):
                 return True  # a common word made a verb or a noun: chunking, liveness
@@ -116,6 +126,18 @@ def is_known(word: str) -> bool:
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
         return True  # an informal adjective from a common word: truthy, hacky, laggy
     return _compound(word)
+
+
+def _inflectable(stem: str) -> bool:
+    """Whether `stem` + -d/-ed/-r/-er is a regular form of a common word the dictionary lacks: the
+    stem ends in e (google-d, triage-d, please-r) or doubles its last consonant (mod-ded, stem-mer).
+    Other stems are left out: occur-ed and commit-ed misspell words that double it, and a noun
+    made a verb (height-ed) is more often a slip than a coinage."""
+    if len(stem) < 3:
+        return False
+    if stem[-1] == stem[-2] and stem[-1] not in "aeiouy":
+        return _frequent(stem[:-1])
+    return stem[-1] == "e" and _frequent(stem)
 
 
 # Two-letter adverbs that join a common word into one (wakeup, signin, onboard, bylaw).
@@ -146,11 +168,18 @@ def correction(word: str) -> str | None:
     common word is one edit away (then it is more likely a name or a term than a typo)."""
     if is_known(word):
         return None
-    candidates = speller().candidates(word) or ()
     frequency = speller().word_frequency
+    candidates = list(speller().candidates(word) or ())
     best = max(candidates, key=lambda candidate: frequency[candidate], default=None)
+    if best is not None and best == word[1:]:
+        # A letter before a word is a tool or a convention (strace, gcloud, xaxis) more often than
+        # a slip, unless another common word is nearly as likely (adress → address, not dress).
+        floor = max(PREFIXED_RIVAL_FREQUENCY, frequency[best] // 2)
+        best = max((c for c in candidates if c != best and frequency[c] >= floor), key=lambda c: frequency[c], default=None)
     if best is None or best == word or frequency[best] < MIN_CORRECTION_FREQUENCY:
         return None
+    if len(word) <= SHORT_WORD and frequency[best] < SHORT_CORRECTION_FREQUENCY:
+        return None  # a short unknown word is mostly an abbreviation (util, iter, noop); not a typo of `the`
     return str(best)
 
 
@@ -205,20 +234,25 @@ def _paragraph_names(article: ParsedArticle) -> dict[int, set[str]]:
 
 _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+(.*)$")
 _ONE_WORD_ITEM = re.compile(r"^[\w@.'’-]+$")
+_NAME_ITEM = re.compile(r"^[\w@.'’-]+(?: [\w@.'’-]+){0,2}$")
 
 
 def _one_word_lists(article: ParsedArticle) -> set[int]:
     """The lines of every Markdown list of three or more items that are one word each (`- reem`,
-    `- TyOverby`, `- eddyb`): a list of names, handles or terms, not prose."""
+    `- TyOverby`, `- eddyb`), or names of up to three words, two in three of them capitalised
+    (`- Alex Crichton`, `- ggomez`): a list of names, handles or terms, not prose."""
     lines: set[int] = set()
-    run: list[int] = []
+    run: list[tuple[int, str]] = []
     for number in [*range(1, len(article.lines) + 1), 0]:
         item = _LIST_ITEM.match(article.lines[number - 1]) if number and article.kind(number) == "list" else None
-        if item and _ONE_WORD_ITEM.match(item.group(1).strip().strip("*_`")):
-            run.append(number)
+        text = item.group(1).strip().strip("*_`") if item else ""
+        if item and _NAME_ITEM.match(text):
+            run.append((number, text))
             continue
-        if len(run) >= 3:
-            lines.update(run)
+        one_word = all(_ONE_WORD_ITEM.match(text) for _n, text in run)
+        capitalised = sum(1 for _n, text in run if text[:1].isupper())
+        if len(run) >= 3 and (one_word or 3 * capitalised >= 2 * len(run)):
+            lines.update(n for n, _text in run)
         run = []
     return lines
 
@@ -273,9 +307,12 @@ class SpellingChecker(BaseChecker):
             if article.kind(number) not in _PROSE_KINDS or number in quoted:
                 continue
             names = listed.get(number, set())
+            targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
             for column, word in prose_words(line):
                 if word in seen or counts[word] >= 2 or word in names:
                     continue
+                if word in targets:
+                    continue  # the link's own address names it: [zulip](https://rust-lang.zulipchat.com)
                 if word in PHRASE_TAILS and line[:column].rstrip().lower().endswith(PHRASE_TAILS[word]):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
                 seen.add(word)
