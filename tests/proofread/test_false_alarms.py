@@ -700,3 +700,48 @@ def test_an_enumeration_of_terms_counts_as_one_unit_in_a_japanese_sentence():
         "仕組みを、手元で動かせる小さなスクリプトとしてまとめていきます。\n"
     )
     assert "rule:sentence-length" in sources("language_quality", clauses)
+
+
+def test_settings_that_name_hold_or_hash_a_secret_are_no_secret():
+    public = (
+        '# Auth\n\n```python\nAUTH0_DOMAIN = "pillarpointstewards.us.auth0.com"\n'
+        'AUTH0_CLIENT_ID = "DLXBMPbtamC2STUyV7R6OFJFDsSTHqEA"\n```\n\n'
+        "```text\nMountable secrets:   mykubevirtrunner-token-pd2mq\n```\n\n"
+        "```yaml\npasswd: $6$JXbc3063IJir.e5h$ypMlYScNMlUtvQ8Il1ldZi/mat7wXTiRioGx6TQm\n"
+        "password: $PASSWORD\n```\n\n"
+        '```xml\n<component publicKeyToken="31bf3856ad364e35" language="neutral">\n```\n\n'
+        "```js\nconst apiKey = 'notion_api_key'\n```\n"
+    )
+    assert not {"rule:assigned-secret", "rule:hardcoded-credential"} & (sources("privacy", public) | sources("code_quality", public))
+    leaked = '# Auth\n\n```python\nAUTH0_CLIENT_SECRET = "aZ9xQ2mK7pL4vB8nR1tY6uW3eH5jD0gF"\n```\n'
+    assert "rule:assigned-secret" in sources("privacy", leaked)
+
+
+def test_an_empty_quote_line_with_trailing_space_is_no_markdown_fault():
+    text = "# T\n\nText.\n\n> First line of the quote.\n> \n> Second paragraph.\n\n>    Four spaces.\n"
+    (found,) = linted(text)
+    assert ("pymarkdownlnt:MD027", 6) not in found and ("pymarkdownlnt:MD027", 9) in found
+
+
+def test_shouted_tripled_and_mathematical_repetitions_are_not_doubled_words():
+    for deliberate in ("That was after HEAVY HEAVY testing.", 'An expert says "ah ah ah!" at once.',
+                       "The bound is O(log n / log log n) for the tour."):
+        assert "rule:doubled-word" not in sources("language_quality", f"# Notes\n\n{deliberate}\n"), deliberate
+    assert "rule:doubled-word" in sources("language_quality", "# Notes\n\nThe fix is is in.\n")
+
+
+def test_no_headings_only_when_lines_of_text_title_the_sections():
+    essay = "# \n\n" + "".join(f"Paragraph {n} of an essay that runs on without any section.\n\n" for n in range(24))
+    assert "rule:no-headings" not in sources("structure", essay.replace("# \n\n", ""))
+    titled = "".join(
+        f"**Part {n}**\n\n" + "".join(f"Sentence {m} of part {n}, a paragraph line.\n" for m in range(8)) + "\n"
+        for n in range(3)
+    )
+    issues = [i for i in run("structure", titled) if i.source == "rule:no-headings"]
+    assert len(issues) == 1 and "lines 1, 12, 23" in issues[0].problem
+    lead_ins = titled.replace("**Part 1**", "**Finally:**").replace("**Part 2**", "**Why does it matter?**")
+    assert "rule:no-headings" not in sources("structure", lead_ins)
+    # A title glued under the last sentence of a paragraph runs into it: still a title.
+    glued = titled.replace("**Part 1**\n\n", "Part one results\n\n").replace("\n\nPart one", "\nPart one")
+    issues = [i for i in run("structure", glued) if i.source == "rule:no-headings"]
+    assert len(issues) == 1 and "lines 1, 11, 22" in issues[0].problem

@@ -179,3 +179,12 @@ def _checked(text: str) -> list[Issue]:
     from tests.proofread.test_false_alarms import run
 
     return run("markdown_format", text)
+
+
+def test_email_is_off_by_default_and_a_project_can_turn_it_on():
+    from tests.proofread.test_false_alarms import run
+
+    found = run("privacy", "# Contact\n\nOur build logs show jane.doe.writer@gmail.com as the committer.\n")
+    assert "rule:email" in {i.source for i in found}
+    assert "rule:email" not in {i.source for i in apply_rule_control(found, {})}
+    assert "rule:email" in {i.source for i in apply_rule_control(found, {"email": "on"})}

@@ -59,8 +59,10 @@ WEAK_EN = re.compile(r"(?i)\b(basically|obviously)\b")
 EN_WORD = re.compile(r"[A-Za-z0-9'’-]+")
 EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za-z])")
 # Not the tail of a hyphenated word or a contraction (“add-on on”, “won't t”).
+EN_PUNCTUATION = ".,;:!?\"'“”‘’()"
 EN_DOUBLE = re.compile(r"(?i)(?<![\w'’-])([a-z]+)(\s+)\1\b(?!['’-])")
-EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah"}
+# Words doubled on purpose: "that that", "long long" (a C type), "log log n" (a bound).
+EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah", "log"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
@@ -408,8 +410,10 @@ class LanguageQualityChecker(BaseChecker):
                 word = match.group(1).lower()
                 before = sentence.text[: match.start()].split()[-1:]
                 after = sentence.text[match.end() :].split()[:1]
-                if word in EN_DOUBLE_OK or [w.lower() for w in before + after].count(word):
-                    continue  # "long long", or a deliberate run of three ("far far far away")
+                if word in EN_DOUBLE_OK or [w.lower().strip(EN_PUNCTUATION) for w in before + after].count(word):
+                    continue  # "long long", or a deliberate run of three ("far far far away", "ah ah ah!")
+                if match.group(0).isupper():
+                    continue  # "HEAVY HEAVY testing": shouted on purpose
                 if not sentence.typed_gap(match.start(2), match.end(2)):
                     continue  # something was between them: code, a URL, a tag
                 issues.append(self.issue(

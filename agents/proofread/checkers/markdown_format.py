@@ -50,6 +50,7 @@ TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 # `1.項目` is a list item without its space; `2.x の…` starts with a version number.
 LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](?![A-Za-z]))(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
+EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
@@ -239,6 +240,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
             if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":
                 continue  # spaces inside an image's alt text: nothing shows them
+            if rule == "md027" and EMPTY_QUOTE.match(article.line(line)):
+                continue  # `> ` with white space after it on an empty quote line: nothing shows it
             if rule == "md018" and kind == "list":
                 continue  # `- #hashtag`: a list item whose text starts with #, not a heading
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):

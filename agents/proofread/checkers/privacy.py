@@ -143,10 +143,38 @@ def mask_value(value: str) -> str:
 
 
 def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
-    """ASSIGNED_SECRET.finditer(line). The name is the whole word before `=`/`:`, so the value
-    part is checked once per word, and the name only from the word's first possible start (on
-    `token.token.token…` the regex alone backtracks cubically)."""
-    return finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL)
+    """ASSIGNED_SECRET.finditer(line), without the assignments that hold no secret
+    (`not_a_secret`). The name is the whole word before `=`/`:`, so the value part is checked once
+    per word, and the name only from the word's first possible start (on `token.token.token…` the
+    regex alone backtracks cubically)."""
+    for match in finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL):
+        if not not_a_secret(match.group(1), match.group(2)):
+            yield match
+
+
+# The last part of a setting's name that says it holds no secret: AUTH0_DOMAIN, CLIENT_ID,
+# TOKEN_URL, secretName. (An OAuth client ID is public; its secret is not.)
+_PUBLIC_PARTS = frozenset({
+    "domain", "id", "url", "uri", "host", "hostname", "name", "endpoint", "issuer", "audience", "region",
+    "type", "path", "file", "user", "username", "expiry", "expires", "ttl", "header", "prefix", "version",
+    "scope", "scopes", "length", "count", "mode", "ref", "namespace",
+})
+_NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+# A value that names a secret rather than being one: a Kubernetes object (`runner-token-pd2mq`),
+# a self-describing stand-in (`notion_api_key`, `my-secret`).
+_NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apikey)([-_.]|$)")
+# A variable read instead of a value ($PASSWORD, ${TOKEN}), or a crypt(3) password hash ($6$salt$…).
+_REFERENCE_OR_HASH = re.compile(r"^\$(?:\{?[A-Za-z_]\w*\}?$|(?:1|2[abxy]?|5|6|7|y|gy)\$)")
+
+
+def not_a_secret(name: str, value: str) -> bool:
+    """Whether `name = value` holds no secret although the name mentions one: the name ends in a
+    public part (AUTH0_DOMAIN, CLIENT_ID), starts with `public` (publicKeyToken), or the value names
+    a secret, reads a variable or is a password hash."""
+    parts = [part.lower() for part in _NAME_PARTS.findall(name)]
+    if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public"):
+        return True
+    return bool(_NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value))
 
 
 # A team's or a project's mailbox (RFC 2142 and its kin): an address that exists to be published.

@@ -32,6 +32,33 @@ ZENN_TITLE_LIMIT = 70
 MAX_TOPICS = 5
 
 
+MIN_PSEUDO_HEADINGS = 2
+_TITLE_LINE = re.compile(r"^(\*\*|__)?(?P<text>[^*_].{0,58}?)(\*\*|__)?\s*$")
+
+
+def pseudo_headings(article: ParsedArticle) -> list[int]:
+    """Lines that title a section without being headings: a short line (bold or plain, at most 60
+    characters, no closing punctuation) on its own or after a finished sentence (where Markdown runs
+    it into the paragraph above), with a paragraph of text after it. An essay without them has no
+    sections to mark; a lead-in (“Finally:”) or a bold question is no title."""
+    lines: list[int] = []
+    text_lines = article.lines
+    for number in range(1, len(text_lines) - 1):
+        before = text_lines[number - 2].strip() if number > 1 else ""
+        line, after = text_lines[number - 1].strip(), text_lines[number].strip()
+        if article.kind(number) != "text" or after or article.kind(number + 2) != "text":
+            continue
+        if before and before[-1:] not in ".!?。！？":
+            continue  # the end of a sentence wrapped over lines; after a full stop it starts anew
+        match = _TITLE_LINE.match(line)
+        if not match or (match.group(1) or "") != (match.group(3) or ""):
+            continue
+        text = match.group("text").strip()
+        if text[:1].isalnum() and text[-1:] not in ".?!。？！:：,、)":
+            lines.append(number)
+    return lines
+
+
 class StructureChecker(BaseChecker):
     category = "structure"
     status_text = "Checking the article structure…"
@@ -202,12 +229,16 @@ class StructureChecker(BaseChecker):
         headings = article.headings
         prose = [n for n, _ in article.prose_lines() if article.kind(n) in ("text", "list")]
         if not headings:
-            if len(prose) >= 20:
+            titles = pseudo_headings(article)
+            if len(prose) >= 20 and len(titles) >= MIN_PSEUDO_HEADINGS:
+                shown = ", ".join(str(n) for n in titles[:6]) + (", …" if len(titles) > 6 else "")
                 issues.append(self.issue(
-                    article, "warning", article.body_start_line, "The article has no headings.",
-                    "Split it into sections with ## headings.",
-                    "Long text without sections is hard to scan, and Zenn/Qiita build the table of contents "
-                    "from headings.", "rule:no-headings",
+                    article, "warning", article.body_start_line,
+                    f"The article has no headings; its sections are titled by lines of text (lines {shown}).",
+                    "Make those lines ## headings.",
+                    "A title written as a plain or bold line is not a heading: the outline, the table of "
+                    "contents and screen readers miss it (Zenn/Qiita build the contents from headings).",
+                    "rule:no-headings",
                 ))
             return issues
         top = min(h.level for h in headings)
