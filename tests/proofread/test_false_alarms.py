@@ -745,3 +745,12 @@ def test_no_headings_only_when_lines_of_text_title_the_sections():
     glued = titled.replace("**Part 1**\n\n", "Part one results\n\n").replace("\n\nPart one", "\nPart one")
     issues = [i for i in run("structure", glued) if i.source == "rule:no-headings"]
     assert len(issues) == 1 and "lines 1, 11, 22" in issues[0].problem
+
+
+def test_an_aside_before_a_link_and_math_are_no_reversed_links():
+    aside = "# T\n\nText.\n\nなぜかというと、(直接言及している文章はないので想像すると)[BVH](https://example.com/bvh)のためです。\n"
+    math = "# T\n\nText.\n\n$T\\in E(K)[m]$ と書きます。\n"
+    reversed_link = "# T\n\nText.\n\nSee (the docs)[https://example.com/docs] for more.\n"
+    found = linted(aside, math, reversed_link)
+    assert ("pymarkdownlnt:MD011", 5) not in found[0] and ("pymarkdownlnt:MD011", 5) not in found[1]
+    assert ("pymarkdownlnt:MD011", 5) in found[2]

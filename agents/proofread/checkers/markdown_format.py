@@ -236,6 +236,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
             if rule == "md011" and detail.endswith(")[]]"):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
+            if rule == "md011" and _aside_before_link(article.line(line), column):
+                continue  # `(aside)[text](url)`: a parenthesis, then a link; or `$E(K)[m]$` in math
             if rule == "md011" and _after_link_text(article.line(line), column):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
             if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":
@@ -411,6 +413,24 @@ def _after_link_text(line: str, column: int) -> bool:
     `]`: then it is a link's destination, as in a run of adjacent links `[a](x)[b](y)`."""
     index = column - 1
     return 0 < index < len(line) and line[index] == "(" and line[index - 1] == "]"
+
+
+def _aside_before_link(line: str, column: int) -> bool:
+    """Whether the `(…)[…]` pymarkdownlnt took for a reversed link (its `(` at 1-based `column`) is
+    an aside in parentheses followed by a real link, `(…)[text](url)`, or lies inside inline math
+    (`$E(K)[m]$`)."""
+    index = column - 1
+    if line[:index].count("$") % 2 == 1:
+        return True
+    depth = 0
+    for position in range(index, len(line)):
+        depth += {"(": 1, ")": -1}.get(line[position], 0)
+        if depth == 0:
+            break
+    else:
+        return False
+    close = line.find("]", position + 1)
+    return line[position + 1 : position + 2] == "[" and close != -1 and line[close + 1 : close + 2] == "("
 
 
 def _wrapped_link_text(lines: list[str], number: int, column: int) -> bool:
