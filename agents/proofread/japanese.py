@@ -81,8 +81,11 @@ def tokenize(text: str) -> list[Token]:
 # は and を: a doubled が, に or で is usually grammatical (これが我々がやりたかったこと,
 # 東京に3時に着く, 既定の設定でシングルスレッドで動かす), so reporting it is mostly noise.
 TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
-# 「Xを元に」「Xを中心に」: を + one of these nouns + に is a fixed phrase, not a second object.
-_FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭"}
+# 「Xを元に」「Xを中心に」「Xを引数に」: を + one of these nouns + に is a fixed phrase (XをYにして),
+# not a second object.
+_FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭",
+                         "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
+                         "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準"}
 # 「に関して」「について」「によって」「において」「にとって」「として」…: particle + verb work as one
 # compound particle. 使う/用いる are left out: 「AをBを使って」 is a real doubled を.
 _COMPOUND_PARTICLE_VERBS = {
@@ -138,7 +141,7 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     return following.pos1 == "動詞" and following.base in _COMPOUND_PARTICLE_VERBS.get(token.surface, ())
 
 
-ADVERBIAL_WA = {"実"}
+ADVERBIAL_WA = {"実", "要"}  # 実は, 要は: adverbs the dictionary splits into a noun and は
 
 
 def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
@@ -159,7 +162,7 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
         if _compound_particle(tokens, index) or (token.surface == "は" and _contrastive_wa(tokens, index)):
             continue
         if token.surface == "は" and previous is not None and previous.surface in ADVERBIAL_WA:
-            continue  # 実は: an adverb, which the dictionary splits into 実 + は
+            continue  # 実は, 要は: adverbs, which the dictionary splits into a noun + は
         candidates.append(index)
     pairs: list[tuple[Token, Token]] = []
     last_of_kind: dict[tuple[str, str], int] = {}

@@ -754,3 +754,10 @@ def test_an_aside_before_a_link_and_math_are_no_reversed_links():
     found = linted(aside, math, reversed_link)
     assert ("pymarkdownlnt:MD011", 5) not in found[0] and ("pymarkdownlnt:MD011", 5) not in found[1]
     assert ("pymarkdownlnt:MD011", 5) in found[2]
+
+
+def test_wo_role_noun_ni_and_yo_wa_are_fixed_phrases():
+    for fixed in ("取得したトラックを引数にプロセッサのインスタンスを生成します。", "コミットをトリガーにワークフローを実行します。",
+                  "これは要は設定の問題です。"):
+        assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + fixed + "\n"), fixed
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "数式をJavaScriptを用いて描画します。\n")
