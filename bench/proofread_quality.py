@@ -4,6 +4,7 @@ of real published articles in eval/proofread.
     python -m bench proofread-quality [--verbose]
     python -m bench proofread-quality --corpus [--split dev,heldout,heldout2,…,heldout13|heldout14] [--show-unlabelled]
         [--show-unused] [--write-template] [--by-rule] [--labels PATH] [--manifest PATH] [--shared DIR]
+    python -m bench proofread-quality --sweep DIR [--rules spelling,no-headings] [--show]
 
 Fixture mode: a finding matches a label of the same category when the label's line lies within the
 finding's lines (and the rule matches, when the label names one); matching is one-to-one, so a
@@ -706,9 +707,62 @@ async def corpus_main(argv: list[str]) -> int:
     return 0
 
 
+async def sweep(folder: Path, rules: set[str] | None = None) -> tuple[int, list[tuple[str, int | None, str, str]]]:
+    """Every finding on every Markdown file under `folder` (no labels): how many files were read,
+    and (file, line, rule, message) for each finding of `rules` (all when None)."""
+    files = _markdown_files(folder)
+    found: list[tuple[str, int | None, str, str]] = []
+    for name, text in files:
+        review = await review_text(text, Path(name).name)
+        for issue in review["issues"]:
+            rule = issue.get("source") or issue["category"]
+            if rules is None or rule in rules or rule.split(":", 1)[-1] in rules:
+                found.append((name, issue.get("line_start"), rule, issue.get("problem") or ""))
+    return len(files), found
+
+
+def _markdown_files(folder: Path) -> list[tuple[str, str]]:
+    """(path under `folder`, text) of every readable UTF-8 Markdown file, in path order."""
+    files = []
+    for path in sorted(p for p in folder.rglob("*") if p.suffix in (".md", ".markdown") and p.is_file()):
+        try:
+            files.append((str(path.relative_to(folder)), path.read_text(encoding="utf-8")))
+        except (OSError, UnicodeDecodeError):
+            continue
+    return files
+
+
+async def sweep_main(argv: list[str]) -> int:
+    """Findings per rule on unlabelled articles (`--sweep DIR`): where a rule is noisy on text no
+    label covers yet. Read them, then label or fix; the figures are no precision."""
+    parser = argparse.ArgumentParser(prog="python -m bench proofread-quality --sweep DIR")
+    parser.add_argument("--sweep", type=Path, required=True)
+    parser.add_argument("--rules", default="", help="comma-separated rule ids to list (all by default)")
+    parser.add_argument("--show", action="store_true", help="print every finding with its line")
+    args = parser.parse_args(argv)
+    if not args.sweep.is_dir():
+        print(f"not a folder: {args.sweep}", file=sys.stderr)
+        return 2
+    rules = {r.strip() for r in args.rules.split(",") if r.strip()} or None
+    files, found = await sweep(args.sweep, rules)
+    counts: dict[str, int] = defaultdict(int)
+    for _path, _line, rule, _message in found:
+        counts[rule] += 1
+    print(f"{files} files, {len(found)} findings\n\n| rule | findings |\n|---|---:|")
+    for rule, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])):
+        print(f"| {rule} | {count} |")
+    if args.show:
+        print()
+        for path, line, rule, message in found:
+            print(f"{path}:{line} {rule} {message}")
+    return 0
+
+
 async def main(argv: list[str]) -> int:
     if "--corpus" in argv:
         return await corpus_main(argv)
+    if "--sweep" in argv:
+        return await sweep_main(argv)
     verbose = "--verbose" in argv or "-v" in argv
     for title, folder in (("Development set", FIXTURES), ("Held-out set", HOLDOUT)):
         evaluation = await evaluate(folder)

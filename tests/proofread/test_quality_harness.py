@@ -311,3 +311,16 @@ async def test_a_renamed_rule_keeps_its_labels_through_the_renamed_table(corpus,
     assert json.loads(corpus["labels"].read_text(encoding="utf-8"))["renamed"] == {
         new_rule: "rule:before-the-rename"
     }
+
+
+async def test_a_sweep_lists_findings_per_rule_on_unlabelled_files(tmp_path: Path, capsys: pytest.CaptureFixture[str]):
+    (tmp_path / "posts").mkdir()
+    (tmp_path / "posts" / "one.md").write_text("# Notes\n\nThe enviroment is set up with strace.\n", encoding="utf-8")
+    (tmp_path / "posts" / "two.markdown").write_text("# More\n\nNothing wrong here at all.\n", encoding="utf-8")
+    (tmp_path / "posts" / "skip.txt").write_text("not markdown", encoding="utf-8")
+    assert await quality.main(["--sweep", str(tmp_path), "--rules", "spelling", "--show"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("2 files, 1 findings")
+    assert "| rule:spelling | 1 |" in out and "posts/one.md:3 rule:spelling" in out and "strace" not in out
+    assert await quality.main(["--sweep", str(tmp_path / "nowhere")]) == 2
+    assert "not a folder" in capsys.readouterr().err
