@@ -718,9 +718,10 @@ def test_settings_that_name_hold_or_hash_a_secret_are_no_secret():
 
 
 def test_an_empty_quote_line_with_trailing_space_is_no_markdown_fault():
-    text = "# T\n\nText.\n\n> First line of the quote.\n> \n> Second paragraph.\n\n>    Four spaces.\n"
+    text = "# T\n\nText.\n\n> First line of the quote.\n> \n> Second paragraph.\n\n>    Four spaces.\n\n>Simple.\n  Lightweight.\n"
     (found,) = linted(text)
     assert ("pymarkdownlnt:MD027", 6) not in found and ("pymarkdownlnt:MD027", 9) in found
+    assert ("pymarkdownlnt:MD027", 12) not in found  # a lazy continuation line has no > at all
 
 
 def test_shouted_tripled_and_mathematical_repetitions_are_not_doubled_words():
@@ -761,3 +762,13 @@ def test_wo_role_noun_ni_and_yo_wa_are_fixed_phrases():
                   "これは要は設定の問題です。"):
         assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + fixed + "\n"), fixed
     assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "数式をJavaScriptを用いて描画します。\n")
+
+
+def test_a_caption_right_above_or_below_its_image_keeps_its_own_style():
+    captions = (
+        "ビューポート幅590pxのとき、文字色は青となる。\n![幅590pxの画面](/a.png)\n\n"
+        "![幅610pxの画面](/b.png)\nビューポート幅610pxのとき、文字色は緑となる。\n\n"
+    )
+    assert "rule:mixed-style" not in sources("language_quality", MIXED + captions)
+    apart = "ビューポート幅590pxのとき、文字色は青となる。\n\n![幅590pxの画面](/a.png)\n"
+    assert "rule:mixed-style" in sources("language_quality", MIXED + apart)

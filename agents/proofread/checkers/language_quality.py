@@ -207,7 +207,7 @@ class LanguageQualityChecker(BaseChecker):
             number
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
-        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith("。")])
+        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith("。")]) | _captions(article)
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -539,6 +539,26 @@ def _link_words(m: re.Match[str]) -> str:
 # `(!?\[([^\]]*)\])(\[[^\]]*\])?`; when no `]` follows a `[`, the second branch takes the rest of
 # the line at once (no later `[` can close either), instead of every `[` rescanning it.
 _LINK_BRACKETS = re.compile(r"(!?\[([^\]]*)\])(\[[^\]]*\])?|!?\[[^\]]*")
+
+
+_IMAGE_LINE = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)\s*$")
+
+
+def _captions(article: ParsedArticle) -> set[int]:
+    """One-line paragraphs right above or right below an image line, with no blank line between:
+    a figure's caption (「幅590pxのとき、文字色は青となる。」). A caption's style is a choice, like a
+    footnote's."""
+    lines = article.lines
+    captions = set()
+    for index, line in enumerate(lines):
+        if not _IMAGE_LINE.match(line):
+            continue
+        above, below = index - 1, index + 1  # 0-based neighbours
+        if above >= 0 and lines[above].strip() and (above == 0 or not lines[above - 1].strip()):
+            captions.add(above + 1)
+        if below < len(lines) and lines[below].strip() and (below + 1 == len(lines) or not lines[below + 1].strip()):
+            captions.add(below + 1)
+    return {number for number in captions if article.kind(number) == "text" and not _IMAGE_LINE.match(lines[number - 1])}
 
 
 def _framing_notes(article: ParsedArticle, sentences: list[Sentence]) -> set[int]:

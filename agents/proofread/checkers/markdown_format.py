@@ -242,8 +242,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
             if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":
                 continue  # spaces inside an image's alt text: nothing shows them
-            if rule == "md027" and EMPTY_QUOTE.match(article.line(line)):
-                continue  # `> ` with white space after it on an empty quote line: nothing shows it
+            if rule == "md027" and (EMPTY_QUOTE.match(article.line(line)) or not article.line(line).lstrip().startswith(">")):
+                continue  # `> ` and white space on an empty quote line, or a lazy continuation line with no `>`
             if rule == "md018" and kind == "list":
                 continue  # `- #hashtag`: a list item whose text starts with #, not a heading
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
