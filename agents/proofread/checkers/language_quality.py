@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import re
+from bisect import bisect_right
 from collections import Counter
 from typing import Literal
 
@@ -79,22 +80,28 @@ MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below t
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
 
-def section_of(article: ParsedArticle, line: int) -> int:
-    """The line of the section heading `line` is under (0 before the first): sections are the
-    headings of the highest level used more than once (a lone `#` over `##` sections is a title)."""
+def section_starts(article: ParsedArticle) -> list[int]:
+    """The lines of the section headings, in order: the headings of the highest level used more than
+    once (a lone `#` over `##` sections is a title)."""
     levels = Counter(heading.level for heading in article.headings)
     level = min((lvl for lvl, count in levels.items() if count > 1), default=min(levels, default=1))
-    return max((h.line for h in article.headings if h.level <= level and h.line <= line), default=0)
+    return sorted(h.line for h in article.headings if h.level <= level)
 
 
-def _section_registers(article: ParsedArticle, styles: list[tuple[Sentence, Style]]) -> dict[int, Style]:
+def section_of(starts: list[int], line: int) -> int:
+    """The line of the section heading `line` is under (0 before the first), from section_starts."""
+    index = bisect_right(starts, line)
+    return starts[index - 1] if index else 0
+
+
+def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) -> dict[int, Style]:
     """Sections (by their heading's line) written in a register of their own: at least
     MIN_REGISTER_SENTENCES sentences, REGISTER_SHARE of them in one style (an open letter, a speech,
     an appeal to the reader). A section's own register is the writer's choice; a switch inside a
     section is a slip."""
     by_section: dict[int, Counter[Style]] = {}
     for sentence, style in styles:
-        by_section.setdefault(section_of(article, sentence.line_start), Counter())[style] += 1
+        by_section.setdefault(section_of(starts, sentence.line_start), Counter())[style] += 1
     registers: dict[int, Style] = {}
     for section, counts in by_section.items():
         style, count = counts.most_common(1)[0]
@@ -368,7 +375,8 @@ class LanguageQualityChecker(BaseChecker):
         if len(counts) < 2:
             return []
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
-        registers = _section_registers(article, styles)
+        starts = section_starts(article)
+        registers = _section_registers(starts, styles)
         label = {"polite": "です/ます", "plain": "だ/である"}
         return [
             self._say(
@@ -385,7 +393,7 @@ class LanguageQualityChecker(BaseChecker):
             )
             for sentence, style in styles
             if style != majority and not (style == "polite" and COURTESY.search(sentence.text))
-            and registers.get(section_of(article, sentence.line_start)) != style
+            and registers.get(section_of(starts, sentence.line_start)) != style
         ]
 
     def _english(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
