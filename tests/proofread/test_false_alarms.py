@@ -772,3 +772,14 @@ def test_a_caption_right_above_or_below_its_image_keeps_its_own_style():
     assert "rule:mixed-style" not in sources("language_quality", MIXED + captions)
     apart = "ビューポート幅590pxのとき、文字色は青となる。\n\n![幅590pxの画面](/a.png)\n"
     assert "rule:mixed-style" in sources("language_quality", MIXED + apart)
+
+
+def test_a_shell_heredoc_under_a_yaml_tag_is_no_yaml_syntax_error():
+    heredoc = "# Apply\n\n```yaml\ncat <<EOF | vela up -f -\n# YAML begins\napiVersion: v1\nkind: Application\nEOF\n```\n"
+    assert "rule:syntax-yaml" not in sources("code_quality", heredoc)
+    broken = "# Apply\n\n```yaml\napiVersion: v1\nkind: [Application\n```\n"
+    assert "rule:syntax-yaml" in sources("code_quality", broken)
+
+
+def test_accessors_are_a_word_of_programming_prose():
+    assert "rule:spelling" not in sources("language_quality", "# Notes\n\nThe module provides accessors for the memory.\n")

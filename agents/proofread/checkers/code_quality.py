@@ -38,6 +38,8 @@ EXTENSIONS = {
     ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".sh": SHELL | {"zsh"},
 }
 COMMON_DEFAULT_PASSWORDS = {"postgres", "root", "admin", "password", "secret", "mysql", "example", "pass", "guest"}
+# A shell command feeding the block's document through a here-document (`cat <<EOF | vela up -f -`).
+HEREDOC = re.compile(r"^[^\n]*<<-?\s*['\"]?[A-Za-z_]\w*['\"]?[^\n]*$", re.MULTILINE)
 CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
 # Every `curl` before the same `|` shares what follows it: each is tried once (see finditer_by_runs).
 # The prompt of another language's interactive session: Clojure's `user=>` / `dev:cljs.user=>`,
@@ -143,6 +145,8 @@ class CodeQualityChecker(BaseChecker):
         }
         if language not in SHELL and ELISION.search(block.content):
             return []  # an excerpt: `...` marks what the author left out, so it cannot parse as a whole
+        if language in JSON | YAML | TOML and HEREDOC.search(block.content):
+            return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
         if language in SHELL and is_other_repl(block.content):
