@@ -261,8 +261,12 @@ def hedges(tokens: list[Token]) -> list[Token]:
 def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     """The conjunctive 「が」 (〜ですが、) from the second one in a sentence on
     (textlint's no-doubled-conjunctive-particle-ga)."""
-    ga = [t for t in tokens if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞"]
-    return ga[1:]
+    ga = [
+        t for i, t in enumerate(tokens)
+        if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞"
+        and not (i and tokens[i - 1].conjugation_form.startswith("意志推量形"))
+    ]
+    return ga[1:]  # 〜しようが〜しようが (whether… or…) is concessive, not a contrast: left out
 
 
 # Auxiliaries that attach to a verb's stem, never straight to a noun: 「実装ます」, 「配布る」,

@@ -385,7 +385,7 @@ class _Walk:
                 for i in range(start, min(end, len(covered))):
                     covered[i] = True
             if kind == "heading_open":
-                self._heading(token, tokens[index + 1], start, end)
+                self._heading(token, tokens[index + 1], start, end, quoted="quote" in stack)
             elif kind == "paragraph_open":
                 inline = tokens[index + 1]
                 prose: LineKind = stack[-1] if stack else "text"  # type: ignore[assignment]
@@ -423,9 +423,13 @@ class _Walk:
             if kind == "blank" or self.lines[i].strip():
                 self.kinds[i] = kind
 
-    def _heading(self, token: Token, inline: Token, start: int, end: int) -> None:
+    def _heading(self, token: Token, inline: Token, start: int, end: int, *, quoted: bool = False) -> None:
+        """A heading of the article's outline; one inside a blockquote (`> ### …`) is quoted text:
+        its line is still no prose, but it opens no section."""
         setext = token.markup in ("=", "-")
         self._mark(start, end, "heading")
+        if quoted:
+            return
         self.headings.append(Heading(
             level=int(token.tag[1]), text=" ".join(inline.content.split()), line=start + 1,
             style="setext" if setext else "atx", line_end=end,

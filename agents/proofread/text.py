@@ -212,6 +212,8 @@ def has_japanese(text: str) -> bool:
     return _JA_CHAR.search(text) is not None
 
 
+# Marks that start an item on a line of its own, outside Markdown's list syntax.
+_LINE_BULLETS = "■□●○◆◇▶►▷★☆※"
 _OPENERS = "「『（(【［[〈《“"
 _CLOSERS = "」』）)】］]〉》”"
 _JA_TERMINATORS = "。！？!?"
@@ -268,6 +270,8 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 flush(previous if previous is not None else number)
             previous = number
             continue
+        if start is not None and line.lstrip()[:1] in _LINE_BULLETS:
+            flush(previous if previous is not None else number)  # `■ 1つめのPR: …` on each line: items, not one sentence
         if start is not None and buffer and not japanese:
             buffer.append(" ")
         for index, char in enumerate(line):
@@ -345,5 +349,7 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
             return False
         if following.isspace():
             previous_word = line[line.rfind(" ", 0, index) + 1 : index].lower()
+            if previous_word == "etc" and not line[index + 1 :].strip():
+                return True  # `…, etc.` ending the line: the next line starts a new sentence
             return previous_word not in {"e.g", "i.e", "etc", "vs", "mr", "dr", "cf", "fig"}
     return False

@@ -3,6 +3,8 @@ none of them is reported any more, and the true problem next to it still is."""
 
 from __future__ import annotations
 
+import warnings
+
 from agents.proofread.agent import ProofreadAgent
 from agents.proofread.checkers import CHECKER_CLASSES, CheckContext
 from agents.proofread.checkers.privacy import redact_personal
@@ -783,3 +785,56 @@ def test_a_shell_heredoc_under_a_yaml_tag_is_no_yaml_syntax_error():
 
 def test_accessors_are_a_word_of_programming_prose():
     assert "rule:spelling" not in sources("language_quality", "# Notes\n\nThe module provides accessors for the memory.\n")
+
+
+def test_concessive_yo_ga_is_not_a_conjunctive_ga():
+    concessive = JA_HEAD + "STDIO でつなごうが、HTTP でつなごうが、上のロジックは同じように動きます。\n"
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", concessive)
+    contrast = JA_HEAD + "設定はできますが、画像は一つですが、スプライトを作成しました。\n"
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", contrast)
+
+
+def test_json_excerpts_jsonc_and_yaml_aliases_from_elsewhere_are_no_syntax_errors():
+    members = '# Style\n\n```json\n"symbol-placement": "line"\n"symbol-spacing": 256\n```\n'
+    jsonc = '# MCP\n\n```json\n{\n  "timeouts": { "requestMs": 60000 } // default 30000\n}\n```\n'
+    alias = "# Pipeline\n\n```yaml\njobs:\n- name: unit\n  config:\n    << : *task-config\n```\n"
+    for text in (members, jsonc, alias):
+        assert not {"rule:syntax-json", "rule:syntax-yaml"} & sources("code_quality", text), text
+    assert "rule:syntax-json" in sources("code_quality", '# MCP\n\n```json\n{\n  "url": "http://x.example",\n}\n```\n')
+
+
+def test_link_syntax_inside_a_code_span_is_no_reversed_link():
+    (found,) = linted("# T\n\nText.\n\nまず `open(0).read().strip()[::-2]` というものを使った。\n")
+    assert ("pymarkdownlnt:MD011", 5) not in found
+
+
+def test_bulleted_lines_and_etc_at_a_line_end_split_sentences():
+    bullets = JA_HEAD + "".join(
+        f"■ {n}つめのPR: お気に入りを保存するテーブルを追加するマイグレーションと、それを操作する層の実装とテスト\n" for n in (1, 2, 3)
+    )
+    assert "rule:sentence-length" not in sources("language_quality", bullets)
+    etc = (
+        "# Groups\n\nThe GroupBy API implements the split-apply-combine pattern which applies to a very large "
+        "number of problems: histogramming, compositing, climatological averaging, resampling, etc.\n"
+        "The first step in doing so is converting group labels of arbitrary type to integer codes for later.\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", etc)
+
+
+def test_a_heading_inside_a_quote_opens_no_section():
+    text = JA_HEAD + "本文です。\n\n### なぜ動くようになったのか？\n\n>### import statements\n> 引用した説明の文章です。\n\n## 次\n\n本文です。\n"
+    assert "rule:empty-section" not in sources("structure", text)
+    assert "rule:empty-section" in sources("structure", JA_HEAD + "本文です。\n\n### 空の節\n\n## 次\n\n本文です。\n")
+
+
+def test_templated_and_compositing_are_words():
+    text = "# Notes\n\nThe templated file is used for histogramming and compositing the data.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+
+
+def test_checking_python_syntax_raises_no_warning():
+    text = '# Code\n\n```python\nvalue = 0x1for x in []\npattern = "\\d+"\n```\n'
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        run("code_quality", text)
+    assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]

@@ -10,6 +10,7 @@ import shutil
 import subprocess
 import textwrap
 import tomllib
+import warnings
 from collections.abc import Callable
 
 import yaml
@@ -27,7 +28,10 @@ TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
 ELISION = re.compile(r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$", re.M)
-JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//", re.M)
+# A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
+JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
+# Members without their object (`"symbol-placement": "line"`): an excerpt of a larger document.
+JSON_MEMBERS = re.compile(r"\A\s*\"[^\"\n]*\"\s*:")
 # Languages that need no tag check: diagrams, plain text, math, diffs.
 NO_SYNTAX = {"text", "txt", "plaintext", "mermaid", "math", "diff", "md", "markdown", "csv", "log", "output"}
 
@@ -149,6 +153,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
+        if language in JSON and JSON_MEMBERS.match(block.content):
+            return []  # the members of an object shown without it: an excerpt
         if language in SHELL and is_other_repl(block.content):
             return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():
@@ -158,6 +164,8 @@ class CodeQualityChecker(BaseChecker):
                 except SyntaxProblem as problem:
                     if name == "shell" and _looks_like_output(block.content, problem.line):
                         return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
+                    if name == "YAML" and "undefined alias" in problem.message:
+                        return []  # `<<: *defaults` from an anchor in another block: an excerpt
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
@@ -246,7 +254,9 @@ def check_python(source: str) -> None:
     lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     text = textwrap.dedent("\n".join(lines))
     try:
-        compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
+        with warnings.catch_warnings():  # `0x1for` and `"\d"` warn on stderr; the article's code is not ours to warn about
+            warnings.simplefilter("ignore", SyntaxWarning)
+            compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
 

@@ -237,7 +237,7 @@ class MarkdownFormatChecker(BaseChecker):
             if rule == "md011" and detail.endswith(")[]]"):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
             if rule == "md011" and _aside_before_link(article.line(line), column):
-                continue  # `(aside)[text](url)`: a parenthesis, then a link; or `$E(K)[m]$` in math
+                continue  # `(aside)[text](url)`: a parenthesis, then a link; or math or code (`$E(K)[m]$`)
             if rule == "md011" and _after_link_text(article.line(line), column):
                 continue  # `](a)[b]`: the end of one link and the start of the next, not (text)[url]
             if rule == "md039" and article.line(line)[column - 1 : column + 1] == "![":
@@ -418,10 +418,10 @@ def _after_link_text(line: str, column: int) -> bool:
 def _aside_before_link(line: str, column: int) -> bool:
     """Whether the `(…)[…]` pymarkdownlnt took for a reversed link (its `(` at 1-based `column`) is
     an aside in parentheses followed by a real link, `(…)[text](url)`, or lies inside inline math
-    (`$E(K)[m]$`)."""
+    (`$E(K)[m]$`) or a code span."""
     index = column - 1
-    if line[:index].count("$") % 2 == 1:
-        return True
+    if line[:index].count("$") % 2 == 1 or line[:index].count("`") % 2 == 1:
+        return True  # inside inline math or a code span: `open(0).read()[::2]`
     depth = 0
     for position in range(index, len(line)):
         depth += {"(": 1, ")": -1}.get(line[position], 0)

@@ -43,6 +43,8 @@ PREFIXED_RIVAL_FREQUENCY = 10_000
 # A word of four letters is reported only as a slip of one of the most common words (wirh → with,
 # onyl → only): other short unknown words were abbreviations and names (util, iter, noop, dbus).
 SHORT_WORD = 4
+# A word ending in e this common takes -d, -r and -ing regularly (templated, compositing).
+E_STEM_FREQUENCY = 500
 SHORT_CORRECTION_FREQUENCY = 1_000_000
 # More findings than this in one article, or more words the dictionary does not know: the text is
 # probably not English prose, and looking up corrections for all of them would only cost time.
@@ -110,6 +112,8 @@ def is_known(word: str) -> bool:
                 return True  # wakeups, lookups
             if suffix in ("ed", "d", "er") and _inflectable(stem):
                 return True  # a common word made a verb or a noun: googled, modded, stemmer
+            if (suffix, replacement) == ("ing", "e") and len(stem) >= 4 and _frequent(stem, E_STEM_FREQUENCY):
+                return True  # compositing, templating: -ing after the e of a common word
             ends_in_consonants = not any(c in "aeiouy" for c in stem[-2:])  # chunk-ing; not begin-ing
             if len(stem) >= 4 and _frequent(stem) and (suffix == "ness" or (suffix == "ing" and ends_in_consonants)):
                 return True  # a common word made a verb or a noun: chunking, liveness
@@ -137,7 +141,7 @@ def _inflectable(stem: str) -> bool:
         return False
     if stem[-1] == stem[-2] and stem[-1] not in "aeiouy":
         return _frequent(stem[:-1])
-    return stem[-1] == "e" and _frequent(stem)
+    return stem[-1] == "e" and _frequent(stem, E_STEM_FREQUENCY)
 
 
 # Two-letter adverbs that join a common word into one (wakeup, signin, onboard, bylaw).
