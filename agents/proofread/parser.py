@@ -50,7 +50,10 @@ BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://[^\s<>\"'`\[\]]+")
 # `[text](target)` the parser left as text: a target with a space, or a template inside.
 UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")
 # `[text][label]` left as text by the parser: its label has no definition.
-UNDEFINED_REFERENCE = re.compile(r"\[([^\[\]\n]*)\]\[([^\[\]\n]*)\]")
+# `[text][label]` not glued to a Latin word on either side: `board[v][h]` indexes an array and
+# `[pubsub][rabbitmq]add` tags a changelog line; neither is a reference link (Japanese text glues
+# links to kana: `は[PEP 8][pep8]、` still is one).
+UNDEFINED_REFERENCE = re.compile(r"(?<![A-Za-z0-9_\]])\[([^\[\]\n]*)\]\[([^\[\]\n]*)\](?![A-Za-z0-9_\[(])")
 # Hugo shortcodes {{< … >}} / {{% … %}}: template calls, not text or links. `[^{}]` stops each
 # opener at the next brace, so every character is read by at most one opener.
 SHORTCODE = re.compile(r"\{\{[<%][^{}]*[>%]\}\}")

@@ -838,3 +838,27 @@ def test_checking_python_syntax_raises_no_warning():
         warnings.simplefilter("always")
         run("code_quality", text)
     assert not [w for w in caught if issubclass(w.category, SyntaxWarning)]
+
+
+def test_array_indexing_and_changelog_tags_are_no_reference_links():
+    text = (
+        "# Notes\n\nbashには2次元配列がないので、board[v][h]はevalで実現しました。\n\n"
+        "- **ADDED** [pubsub][rabbitmq]add support for routing keys\n\nRead [part two][part 2] next.\n"
+    )
+    assert [i.line_start for i in run("link", text) if i.source == "rule:undefined-reference"] == [7]
+
+
+def test_a_diff_of_a_file_and_json_under_a_wrong_tag_are_not_flagged():
+    diff = "# Change\n\n```diff:config/packages/Post.yaml\n-  old: 1\n+  new: 2\n```\n"
+    assert "rule:code-filename" not in sources("code_quality", diff)
+    other = "# Config\n\n```json\nlogging {\n  level = \"info\"\n}\n```\n"
+    changed = "# CI\n\n```yaml\njobs:\n  test:\n-    timeout-minutes: 10\n+    timeout-minutes: 11\n```\n"
+    assert not {"rule:syntax-json", "rule:syntax-yaml"} & (sources("code_quality", other) | sources("code_quality", changed))
+
+
+def test_the_elixir_pipe_operator_is_no_table_and_math_subscripts_are_no_emphasis():
+    pipes = "# Elixir\n\n|> [002 型](https://example.com/2)\n|> [003 関数](https://example.com/3)\n"
+    assert "rule:table-delimiter" not in sources("markdown_format", pipes)
+    assert "rule:table-delimiter" in sources("markdown_format", "# T\n\n| a | b |\n| 1 | 2 |\n")
+    (found,) = linted("# T\n\nText.\n\n任意のベクトル $x _ 1 b _ 1 + x _ 2 b _ 2$ について考える。\n")
+    assert ("pymarkdownlnt:MD037", 5) not in found

@@ -30,8 +30,11 @@ SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 ELISION = re.compile(r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$", re.M)
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
 JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
-# Members without their object (`"symbol-placement": "line"`): an excerpt of a larger document.
-JSON_MEMBERS = re.compile(r"\A\s*\"[^\"\n]*\"\s*:")
+# A JSON document starts with an object or an array; members without their object
+# (`"symbol-placement": "line"`) are an excerpt, and `logging {` is another language under the tag.
+JSON_DOCUMENT = re.compile(r"\A\s*[\[{]")
+# A line added in a diff shown inside the document.
+DIFF_LINE = re.compile(r"^\+(?!\+)\s", re.M)
 # Languages that need no tag check: diagrams, plain text, math, diffs.
 NO_SYNTAX = {"text", "txt", "plaintext", "mermaid", "math", "diff", "md", "markdown", "csv", "log", "output"}
 
@@ -123,7 +126,7 @@ class CodeQualityChecker(BaseChecker):
                 "Without a language the code is not syntax-highlighted and readers must guess what it is.",
                 "rule:code-language", line_end=block.end_line,
             )]
-        if block.filename:
+        if block.filename and block.language != "diff":  # ```diff:config.yaml shows a change to that file
             suffix = "." + block.filename.rsplit(".", 1)[-1].lower() if "." in block.filename else ""
             expected = EXTENSIONS.get(suffix)
             if expected and block.language not in expected:
@@ -153,8 +156,10 @@ class CodeQualityChecker(BaseChecker):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
-        if language in JSON and JSON_MEMBERS.match(block.content):
-            return []  # the members of an object shown without it: an excerpt
+        if language in JSON and not JSON_DOCUMENT.match(block.content):
+            return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
+        if language in YAML | JSON and DIFF_LINE.search(block.content):
+            return []  # `+    timeout-minutes: 11`: a change shown as a diff inside the document
         if language in SHELL and is_other_repl(block.content):
             return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():

@@ -236,6 +236,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
             if rule == "md011" and detail.endswith(")[]]"):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
+            if rule == "md037" and _in_math_or_code(article.line(line), column):
+                continue  # `$x _ 1$`: spaces around a subscript in inline math, not emphasis
             if rule == "md011" and _aside_before_link(article.line(line), column):
                 continue  # `(aside)[text](url)`: a parenthesis, then a link; or math or code (`$E(K)[m]$`)
             if rule == "md011" and _after_link_text(article.line(line), column):
@@ -415,13 +417,19 @@ def _after_link_text(line: str, column: int) -> bool:
     return 0 < index < len(line) and line[index] == "(" and line[index - 1] == "]"
 
 
+def _in_math_or_code(line: str, column: int) -> bool:
+    """Whether 1-based `column` is inside inline math (`$…$`) or a code span on `line`."""
+    before = line[: column - 1]
+    return before.count("$") % 2 == 1 or before.count("`") % 2 == 1
+
+
 def _aside_before_link(line: str, column: int) -> bool:
     """Whether the `(…)[…]` pymarkdownlnt took for a reversed link (its `(` at 1-based `column`) is
     an aside in parentheses followed by a real link, `(…)[text](url)`, or lies inside inline math
     (`$E(K)[m]$`) or a code span."""
     index = column - 1
-    if line[:index].count("$") % 2 == 1 or line[:index].count("`") % 2 == 1:
-        return True  # inside inline math or a code span: `open(0).read()[::2]`
+    if _in_math_or_code(line, column):
+        return True  # `open(0).read()[::2]`
     depth = 0
     for position in range(index, len(line)):
         depth += {"(": 1, ")": -1}.get(line[position], 0)
@@ -455,7 +463,10 @@ def _wrapped_link_text(lines: list[str], number: int, column: int) -> bool:
 
 
 def _pipe_row(article: ParsedArticle, number: int) -> bool:
-    return article.kind(number) == "text" and article.line(number).lstrip().startswith("|")
+    """A line that reads as a table row: it starts with a pipe and has another (`|> next` in an
+    Elixir article is the pipe operator, not a one-cell row)."""
+    line = article.line(number).lstrip()
+    return article.kind(number) == "text" and line.startswith("|") and line.count("|") >= 2
 
 
 def _fill_code_spans(line: str) -> str:
