@@ -862,3 +862,8 @@ def test_the_elixir_pipe_operator_is_no_table_and_math_subscripts_are_no_emphasi
     assert "rule:table-delimiter" in sources("markdown_format", "# T\n\n| a | b |\n| 1 | 2 |\n")
     (found,) = linted("# T\n\nText.\n\n任意のベクトル $x _ 1 b _ 1 + x _ 2 b _ 2$ について考える。\n")
     assert ("pymarkdownlnt:MD037", 5) not in found
+
+
+def test_programme_is_a_british_spelling():
+    assert "rule:spelling" not in sources("language_quality", "# Notes\n\nI joined the mentorship programme last year.\n")
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nI joined the mentorship programe last year.\n")

@@ -57,11 +57,12 @@ PHRASE_TAILS = {"versa": "vice", "se": "per", "hoc": "ad", "facto": "de", "al": 
                 "priori": "a", "posteriori": "a", "vitae": "curriculum", "qua": "sine", "quo": "status"}
 _SUFFIXES = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", ""), ("ing", "e"),
              ("er", ""), ("er", "e"), ("ers", ""), ("ly", ""), ("able", ""), ("ation", "e"), ("ness", ""))
-# British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre.
+# British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre, programme.
 _BRITISH = (("our", "or"), ("ours", "ors"), ("ise", "ize"), ("ised", "ized"), ("ises", "izes"),
             ("ising", "izing"), ("isation", "ization"), ("isations", "izations"), ("yse", "yze"),
             ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("tres", "ters"), ("ogue", "og"),
-            ("lled", "led"), ("lling", "ling"), ("ence", "ense"), ("ourite", "orite"))
+            ("lled", "led"), ("lling", "ling"), ("ence", "ense"), ("ourite", "orite"), ("amme", "am"),
+            ("ammes", "ams"))
 
 _BRITISH_OUR = re.compile(r"our(?=(?:able|ably|al|ally|ed|er|ers|ful|fully|hood|hoods|ing|ist|ists|less|ite|ites|ism|ous)$)")
 
