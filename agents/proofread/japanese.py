@@ -163,6 +163,8 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if token.surface == "は" and previous is not None and previous.surface in ADVERBIAL_WA:
             continue  # 実は, 要は: adverbs, which the dictionary splits into a noun + は
+        if token.surface == "は" and previous is not None and previous.pos1 == "接続詞" and previous.end == token.begin:
+            continue  # または, では: the は of a conjunction marks no topic
         candidates.append(index)
     pairs: list[tuple[Token, Token]] = []
     last_of_kind: dict[tuple[str, str], int] = {}

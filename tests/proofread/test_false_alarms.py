@@ -867,3 +867,20 @@ def test_the_elixir_pipe_operator_is_no_table_and_math_subscripts_are_no_emphasi
 def test_programme_is_a_british_spelling():
     assert "rule:spelling" not in sources("language_quality", "# Notes\n\nI joined the mentorship programme last year.\n")
     assert "rule:spelling" in sources("language_quality", "# Notes\n\nI joined the mentorship programe last year.\n")
+
+
+def test_a_closing_aside_does_not_decide_the_style_and_mataha_is_no_topic():
+    aside = JA_HEAD + MIXED.replace(JA_HEAD, "") + (
+        "仕組みを作ることも考えました（既存ツールが見つかりました：[アイコンを変換して使用する](https://example.com)）。\n"
+    )
+    assert "rule:mixed-style" not in sources("language_quality", aside)
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "仕組みを作ることも考えた（既存ツールが見つかりました）。\n")
+    conjunction = JA_HEAD + "または私は今回の実装をするに当たり、以下のサービスを使いました。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", conjunction)
+
+
+def test_a_command_that_runs_python_under_a_python_tag_is_no_syntax_error():
+    command = "# Run\n\n```python\nPUBSUB_EMULATOR_HOST=localhost:8681 python stream.py\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", command)
+    assert "rule:syntax-python" in sources("code_quality", "# Run\n\n```python\ndef f(:\n    pass\n```\n")
+    assert "rule:spelling" not in sources("language_quality", "# Index\n\nA private index such as devpi works too.\n")

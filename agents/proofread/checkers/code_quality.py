@@ -33,6 +33,8 @@ JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # A JSON document starts with an object or an array; members without their object
 # (`"symbol-placement": "line"`) are an excerpt, and `logging {` is another language under the tag.
 JSON_DOCUMENT = re.compile(r"\A\s*[\[{]")
+# A command line that runs Python rather than Python code: `$ python x.py`, `ENV=1 python -m x`, `pip install x`.
+SHELL_COMMAND = re.compile(r"^\s*(?:\$\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*(?:python3?|pip3?|uv|poetry|pipenv)\s")
 # A line added in a diff shown inside the document.
 DIFF_LINE = re.compile(r"^\+(?!\+)\s", re.M)
 # Languages that need no tag check: diagrams, plain text, math, diffs.
@@ -156,6 +158,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
+        if language in PYTHON and all(SHELL_COMMAND.match(line) for line in block.content.splitlines() if line.strip()):
+            return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
         if language in YAML | JSON and DIFF_LINE.search(block.content):

@@ -110,11 +110,32 @@ def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) 
     return registers
 
 
+def _without_closing_aside(tokens: list[Token]) -> list[Token]:
+    """The sentence without an aside in parentheses that ends it: in 「…も考えました（CLI は既存ツール
+    が見つかりました：[…で使用する]）。」 the predicate is 考えました, not the link title's 使用する."""
+    end = len(tokens)
+    while end and tokens[end - 1].pos1 in ("補助記号", "空白") and tokens[end - 1].surface not in ("）", ")"):
+        end -= 1
+    if not end or tokens[end - 1].surface not in ("）", ")"):
+        return tokens
+    depth = 0
+    for index in range(end - 1, -1, -1):
+        depth += {"）": 1, ")": 1, "（": -1, "(": -1}.get(tokens[index].surface, 0)
+        if depth == 0:
+            return tokens[:index] + tokens[end:] if index else tokens  # the 。 after it still ends the sentence
+    return tokens
+
+
 def sentence_style(tokens: list[Token]) -> Style | None:
     """です/ます (polite) or だ/である (plain) ending, from the sentence's last words."""
     # Only what follows the last closing bracket ends the sentence: in 「先頭に来るのは「正解はXです。」だ。」
     # the です belongs to the quotation.
     # A sentence that ends in a quotation has no predicate of its own.
+    trimmed = _without_closing_aside(tokens)
+    # Before a parenthesis the dictionary reads a final た or する as attributive (連体形): the aside
+    # looks like the noun it modifies. Once the aside is gone, that form ends the sentence.
+    ending = ("終止形", "連体形") if trimmed is not tokens else ("終止形",)
+    tokens = trimmed
     closing = max((i for i, t in enumerate(tokens) if t.surface in ("」", "』")), default=-1)
     words = [t for t in tokens[closing + 1 :] if t.pos1 not in ("補助記号", "空白")]
     spoken = False
@@ -132,8 +153,8 @@ def sentence_style(tokens: list[Token]) -> Style | None:
         return None
     last = words[-1]
     if last.pos1 == "助動詞" and last.base in ("だ", "た", "ない", "ぬ", "う", "よう", "らしい", "まい"):
-        return "plain" if last.conjugation_form.startswith("終止形") or last.base == "う" else None
-    if last.pos1 in ("動詞", "形容詞") and last.conjugation_form.startswith("終止形"):
+        return "plain" if last.conjugation_form.startswith(ending) or last.base == "う" else None
+    if last.pos1 in ("動詞", "形容詞") and last.conjugation_form.startswith(ending):
         return "plain"
     return None
 
