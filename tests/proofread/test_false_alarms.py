@@ -884,3 +884,46 @@ def test_a_command_that_runs_python_under_a_python_tag_is_no_syntax_error():
     assert "rule:syntax-python" not in sources("code_quality", command)
     assert "rule:syntax-python" in sources("code_quality", "# Run\n\n```python\ndef f(:\n    pass\n```\n")
     assert "rule:spelling" not in sources("language_quality", "# Index\n\nA private index such as devpi works too.\n")
+
+
+def test_code_assigned_to_a_secret_name_and_self_named_stand_ins_are_no_secrets():
+    code = (
+        "# Auth\n\n```ts\nconst token = authService.createToken(account, req.url)\n"
+        "channelSecret: config.channelSecret.value(),\ntoken: vscode.CancellationToken\n"
+        "self.tokenizer = T5Tokenizer.from_pretrained(name, is_fast=True)\n"
+        "passwordHash: \"password123\",\ntoken: 'token1234',\n```\n"
+    )
+    assert not {"rule:assigned-secret", "rule:hardcoded-credential"} & (sources("privacy", code) | sources("code_quality", code))
+    leaked = '# Auth\n\n```ts\nconst token = "ghx9Q2mK7pL4vB8nR1tY6uW3eH5jD0gFz"\n```\n'
+    assert "rule:assigned-secret" in sources("privacy", leaked)
+
+
+def test_a_shortcode_under_a_table_and_a_row_closed_before_an_empty_last_cell_are_fine():
+    text = (
+        "# T\n\nText.\n\n{{< table >}}\n|Do|Don't|\n|--- |--- |\n|Starts a proxy.|Will start a proxy.|\n{{< /table >}}\n\n"
+        " Name | Type | Default \n-----|-----|-----\n size | int |  \n mode | string | fast \n\n"
+        "| A | B | C |\n|---|---|---|\n| 1 | 2 |\n"
+    )
+    (found,) = linted(text)
+    md056 = sorted(line for rule, line in found if rule == "pymarkdownlnt:MD056")
+    assert md056 == [18]
+
+
+def test_sample_settings_and_object_names_are_no_secrets():
+    text = (
+        '# Env\n\n```sh\nSAMPLE_TOKEN="qwertyuiopasdfghjklzxcvbnm"\n```\n\n'
+        "```yaml\nauth:\n  secret: my-googlecloud-service-account\n```\n"
+    )
+    assert not {"rule:assigned-secret", "rule:hardcoded-credential"} & (sources("privacy", text) | sources("code_quality", text))
+    assert "rule:hardcoded-credential" in sources("code_quality", "# Env\n\n```yaml\nauth:\n  secretKey: correcthorsebattery\n```\n")
+
+
+def test_capitalised_names_and_aligned_columns_are_no_doubled_words():
+    for text in ("Thanks to Zhu Zhu and Michael Michael for the review.", "create robot       robot account here."):
+        assert "rule:doubled-word" not in sources("language_quality", f"# Notes\n\n{text}\n"), text
+    assert "rule:doubled-word" in sources("language_quality", "# Notes\n\nWe can can apply it.\n")
+
+
+def test_words_of_systems_prose_are_words():
+    text = "# Notes\n\nThe querier uses a stat call, modulo the queueing, for lexing nullish rootful conmon writev output.\n"
+    assert "rule:spelling" not in sources("language_quality", text)

@@ -443,6 +443,10 @@ class LanguageQualityChecker(BaseChecker):
                     continue  # "long long", or a deliberate run of three ("far far far away", "ah ah ah!")
                 if match.group(0).isupper():
                     continue  # "HEAVY HEAVY testing": shouted on purpose
+                if match.group(1)[:1].isupper() and match.group(0).split()[-1][:1].isupper():
+                    continue  # "Zhu Zhu", "Michael Michael": a name, both halves capitalised
+                if "  " in match.group(2):
+                    continue  # "actions       actions": columns aligned with spaces, not a word typed twice
                 if not sentence.typed_gap(match.start(2), match.end(2)):
                     continue  # something was between them: code, a URL, a tag
                 issues.append(self.issue(

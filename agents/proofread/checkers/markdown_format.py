@@ -51,6 +51,7 @@ TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](?![A-Za-z]))(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
+SHORTCODE_LINE = re.compile(r"^\s*\{\{[<%].*[%>]\}\}\s*$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
@@ -236,6 +237,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
             if rule == "md011" and detail.endswith(")[]]"):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
+            if rule == "md056" and (SHORTCODE_LINE.match(article.line(line)) or _empty_last_cell(article, line, detail)):
+                continue  # `{{< /table >}}` under a table, or `a | b |  ` meaning an empty last cell
             if rule == "md037" and _in_math_or_code(article.line(line), column):
                 continue  # `$x _ 1$`: spaces around a subscript in inline math, not emphasis
             if rule == "md011" and _aside_before_link(article.line(line), column):
@@ -415,6 +418,26 @@ def _after_link_text(line: str, column: int) -> bool:
     `]`: then it is a link's destination, as in a run of adjacent links `[a](x)[b](y)`."""
     index = column - 1
     return 0 < index < len(line) and line[index] == "(" and line[index - 1] == "]"
+
+
+def _cells(row: str) -> int:
+    """How many cells a table row has, its outer pipes left out."""
+    text = row.strip()
+    text = text[1:] if text.startswith("|") else text
+    text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
+    return len(re.split(r"(?<!\\)\|", text))
+
+
+def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
+    """A row one cell short that ends with a pipe under a header that does not (`a | b |  ` under
+    `A | B | C`): the writer closed the row before an empty last cell, which renders empty."""
+    if "Too few cells" not in detail:
+        return False
+    header = line
+    while header > 1 and article.kind(header - 1) == "table":
+        header -= 1
+    row, head = article.line(line).rstrip(), article.line(header).rstrip()
+    return row.endswith("|") and not head.endswith("|") and _cells(row) + 1 == _cells(head)
 
 
 def _in_math_or_code(line: str, column: int) -> bool:

@@ -148,6 +148,8 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
     per word, and the name only from the word's first possible start (on `token.token.token…` the
     regex alone backtracks cubically)."""
     for match in finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL):
+        if line[match.end(2) : match.end(2) + 1] == "(" or _DOTTED_NAME.fullmatch(match.group(2)):
+            continue  # `token = auth.createToken(…)`, `token: vscode.CancellationToken`: code, not a value
         if not not_a_secret(match.group(1), match.group(2)):
             yield match
 
@@ -161,20 +163,27 @@ _PUBLIC_PARTS = frozenset({
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 # A value that names a secret rather than being one: a Kubernetes object (`runner-token-pd2mq`),
-# a self-describing stand-in (`notion_api_key`, `my-secret`).
-_NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apikey)([-_.]|$)")
+# a self-describing stand-in (`notion_api_key`, `my-secret`, `password123`, `token1234`).
+_NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apikey)([-_.]|$)|^(token|secret|password|passwd)\w*$")
+# A setting named as a stand-in: SAMPLE_TOKEN, example_password, dummySecret, test_api_key.
+_SAMPLE_PARTS = frozenset({"sample", "example", "dummy", "fake", "test", "demo"})
+# Words joined by hyphens, no digits: a Kubernetes object's name (`secret: my-service-account`).
+_OBJECT_NAME = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+")
+# An attribute path (`config.channelSecret.value`, `T5Tokenizer.from_pretrained`): code, not a literal.
+_DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 # A variable read instead of a value ($PASSWORD, ${TOKEN}), or a crypt(3) password hash ($6$salt$…).
 _REFERENCE_OR_HASH = re.compile(r"^\$(?:\{?[A-Za-z_]\w*\}?$|(?:1|2[abxy]?|5|6|7|y|gy)\$)")
 
 
 def not_a_secret(name: str, value: str) -> bool:
     """Whether `name = value` holds no secret although the name mentions one: the name ends in a
-    public part (AUTH0_DOMAIN, CLIENT_ID), starts with `public` (publicKeyToken), or the value names
-    a secret, reads a variable or is a password hash."""
+    public part (AUTH0_DOMAIN, CLIENT_ID), starts with `public` (publicKeyToken) or says it is a
+    sample (SAMPLE_TOKEN); or the value names a secret or an object, reads a variable or is a
+    password hash."""
     parts = [part.lower() for part in _NAME_PARTS.findall(name)]
-    if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public"):
+    if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public" or _SAMPLE_PARTS & set(parts)):
         return True
-    return bool(_NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value))
+    return bool(_NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value) or _OBJECT_NAME.fullmatch(value))
 
 
 # A team's or a project's mailbox (RFC 2142 and its kin): an address that exists to be published.
