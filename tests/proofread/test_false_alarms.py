@@ -927,3 +927,28 @@ def test_capitalised_names_and_aligned_columns_are_no_doubled_words():
 def test_words_of_systems_prose_are_words():
     text = "# Notes\n\nThe querier uses a stat call, modulo the queueing, for lexing nullish rootful conmon writev output.\n"
     assert "rule:spelling" not in sources("language_quality", text)
+
+
+def test_a_service_account_address_is_no_secret():
+    text = "# Sub\n\n```sh\ngcloud pubsub subscriptions create s \\\n--push-auth-service-account=9999999999-compute@developer.gserviceaccount.com\n```\n"
+    assert "rule:assigned-secret" not in sources("privacy", text)
+
+
+def test_a_title_in_a_leading_comment_header_counts():
+    body = "".join(f"本文の{n}行目です。\n\n" for n in range(12))
+    header = "<!--\ntitle:   TypeScript の Union 型から Tuple 型へ変換\ntags:    TypeScript\nprivate: false\n-->\n\n"
+    assert "rule:title" not in sources("structure", header + body)
+    assert "rule:title" in sources("structure", body)
+
+
+def test_an_omitted_marker_in_a_config_excerpt_is_no_syntax_error():
+    text = '# Cargo\n\n```toml\n{{ 省略 }}\n\n[dependencies]\nserde = "1"\n```\n'
+    assert "rule:syntax-toml" not in sources("code_quality", text)
+
+
+def test_a_polite_introduction_to_a_plain_article_is_its_own_register():
+    intro = "".join(f"この記事は{n}番目の話題を紹介するためのものです。\n\n" for n in range(3))
+    body = "".join(f"## 本文{m}\n\n" + "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(3)) for m in (1, 2))
+    assert "rule:mixed-style" not in sources("language_quality", intro + body)  # the introduction opens the article
+    slipped = body + "これは便利な機能です。\n"
+    assert "rule:mixed-style" in sources("language_quality", intro + slipped)

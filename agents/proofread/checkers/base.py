@@ -61,11 +61,18 @@ _HEADER_TITLE = re.compile(r"^(?:@def\s+title\s*=|title:)\s*(.*)$")
 
 def metadata_header(article: ParsedArticle) -> tuple[int, str | None]:
     """(last line, title) of an unfenced metadata header at the top of an article without front
-    matter; (0, None) when there is none. Two such lines at least, from the first line on."""
+    matter, bare or inside a leading HTML comment; (0, None) when there is none. Two such lines at
+    least, from the first line on."""
     if article.front_matter is not None:
         return 0, None
     last, title = 0, None
+    # Qiita's exporters keep the same header inside a leading comment: `<!--` / `title: …` / `-->`.
+    commented = bool(article.lines) and article.lines[0].strip() == "<!--"
     for number, line in enumerate(article.lines, start=1):
+        if commented and number == 1:
+            continue
+        if commented and line.strip() == "-->":
+            return (number, title) if number >= 4 else (0, None)
         if not _HEADER_LINE.match(line):
             break
         if found := _HEADER_TITLE.match(line):

@@ -27,7 +27,11 @@ YAML = {"yaml", "yml"}
 TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
-ELISION = re.compile(r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$", re.M)
+ELISION = re.compile(
+    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$"
+    r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$",  # `{{ 省略 }}`: lines left out
+    re.M,
+)
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
 JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # A JSON document starts with an object or an array; members without their object

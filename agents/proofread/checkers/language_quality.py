@@ -95,17 +95,17 @@ def section_of(starts: list[int], line: int) -> int:
 
 
 def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) -> dict[int, Style]:
-    """Sections (by their heading's line) written in a register of their own: at least
-    MIN_REGISTER_SENTENCES sentences, REGISTER_SHARE of them in one style (an open letter, a speech,
-    an appeal to the reader). A section's own register is the writer's choice; a switch inside a
-    section is a slip."""
+    """Sections (by their heading's line; 0 for the introduction before the first) written in a
+    register of their own: at least MIN_REGISTER_SENTENCES sentences, REGISTER_SHARE of them in one
+    style (a polite introduction to a plain article, an open letter, an appeal to the reader). A
+    section's own register is the writer's choice; a switch inside a section is a slip."""
     by_section: dict[int, Counter[Style]] = {}
     for sentence, style in styles:
         by_section.setdefault(section_of(starts, sentence.line_start), Counter())[style] += 1
     registers: dict[int, Style] = {}
     for section, counts in by_section.items():
         style, count = counts.most_common(1)[0]
-        if section and count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
+        if count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
             registers[section] = style
     return registers
 

@@ -159,7 +159,7 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
 _PUBLIC_PARTS = frozenset({
     "domain", "id", "url", "uri", "host", "hostname", "name", "endpoint", "issuer", "audience", "region",
     "type", "path", "file", "user", "username", "expiry", "expires", "ttl", "header", "prefix", "version",
-    "scope", "scopes", "length", "count", "mode", "ref", "namespace",
+    "scope", "scopes", "length", "count", "mode", "ref", "namespace", "account", "email", "mail",
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 # A value that names a secret rather than being one: a Kubernetes object (`runner-token-pd2mq`),
@@ -183,7 +183,10 @@ def not_a_secret(name: str, value: str) -> bool:
     parts = [part.lower() for part in _NAME_PARTS.findall(name)]
     if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public" or _SAMPLE_PARTS & set(parts)):
         return True
-    return bool(_NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value) or _OBJECT_NAME.fullmatch(value))
+    return bool(
+        _NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value) or _OBJECT_NAME.fullmatch(value)
+        or EMAIL.fullmatch(value)  # an account's address (…@developer.gserviceaccount.com) is an identity
+    )
 
 
 # A team's or a project's mailbox (RFC 2142 and its kin): an address that exists to be published.
