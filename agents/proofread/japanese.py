@@ -153,6 +153,8 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
     for index, token in enumerate(tokens):
         if token.pos1 != "助詞" or (token.surface, token.pos2) not in TRACKED_PARTICLES:
             continue
+        if not any(t.pos1 not in ("空白", "補助記号") for t in tokens[:index]):
+            continue  # no particle opens a sentence: 「はたらこマガジンは」 starts with a name
         previous = tokens[index - 1] if index else None
         following = tokens[index + 1] if index + 1 < len(tokens) else None
         if previous is not None and previous.pos1 in ("助詞", "助動詞") and previous.end == token.begin:

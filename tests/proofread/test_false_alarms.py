@@ -952,3 +952,10 @@ def test_a_polite_introduction_to_a_plain_article_is_its_own_register():
     assert "rule:mixed-style" not in sources("language_quality", intro + body)  # the introduction opens the article
     slipped = body + "これは便利な機能です。\n"
     assert "rule:mixed-style" in sources("language_quality", intro + slipped)
+
+
+def test_a_name_opening_with_ha_is_no_particle_and_rerank_is_a_word():
+    name = JA_HEAD + "はたらこマガジンは、以下の技術スタックで開発を行っています。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", name)
+    assert "rule:spelling" not in sources("language_quality", "# Search\n\nWe rerank the top candidates.\n")
+    assert "rule:spelling" in sources("language_quality", "# Search\n\nThe desing is done.\n")

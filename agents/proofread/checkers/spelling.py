@@ -126,8 +126,11 @@ def is_known(word: str) -> bool:
         if match.start() >= 2 and word[: match.start()] + "or" + word[match.start() + 3 :] in speller():
             return True
     for prefix in _PREFIXES:
-        if word.startswith(prefix) and len(word) - len(prefix) >= 5 and is_known_simple(word[len(prefix):]):
+        rest = word[len(prefix):]
+        if word.startswith(prefix) and len(rest) >= 5 and is_known_simple(rest):
             return True
+        if prefix == "re" and word.startswith(prefix) and len(rest) == 4 and _frequent(rest, 10_000):
+            return True  # rerank, rewire: re- on a short, very common word (de+sing stays “design”)
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
         return True  # an informal adjective from a common word: truthy, hacky, laggy
     return _compound(word)
