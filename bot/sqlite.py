@@ -93,7 +93,20 @@ class SqliteThread:
         conn = sqlite3.connect(self.path, timeout=self._busy_timeout, check_same_thread=False)
         if self._autocommit:
             conn.isolation_level = None
-        conn.execute("PRAGMA journal_mode=WAL")
+        # Switching a new file to WAL needs it to itself, and SQLite answers "database is locked"
+        # at once, without its busy handler, when another process opens the same new file at the
+        # same moment (replicas or shards starting together): retry until the busy timeout.
+        deadline, pause = time.monotonic() + self._busy_timeout, 0.01
+        while True:
+            try:
+                conn.execute("PRAGMA journal_mode=WAL")
+                break
+            except sqlite3.OperationalError as exc:
+                if "locked" not in str(exc) or time.monotonic() >= deadline:
+                    conn.close()
+                    raise
+                time.sleep(pause)  # this is the worker's own thread, not the event loop
+                pause = min(pause * 2, 0.2)
         conn.execute("PRAGMA synchronous=NORMAL")
         self.conn = conn
 

@@ -435,3 +435,38 @@ async def test_a_database_written_by_async_sqlite_saver_reads_back_unchanged(tmp
     # The other way round too: what SqliteCheckpointer wrote, AsyncSqliteSaver reads.
     async with AsyncSqliteSaver.from_conn_string(str(path)) as legacy:
         assert (await chat_graph(legacy).aget_state(thread("t"))).values == more
+
+
+def _open_together(path: str, barrier: Any, results: Any) -> None:
+    """One process of the race below: wait for the others, then connect to the same new file the
+    way SqliteThread's worker does (its `_connect`, called here on the process's own thread)."""
+    worker = SqliteThread(Path(path))
+    barrier.wait()
+    try:
+        worker._connect()
+        worker.conn.close()
+        results.put("ok")
+    except Exception as exc:  # reported to the parent, which asserts on it
+        results.put(repr(exc))
+
+
+def test_processes_opening_a_new_database_at_once_all_get_it(tmp_path: Path) -> None:
+    """Shards or replicas starting together on a new SQLite file: switching it to WAL must wait
+    for the other process, not fail with "database is locked" (SQLite skips its busy handler
+    there). Three processes race on twenty new files."""
+    import multiprocessing
+
+    context = multiprocessing.get_context("fork")
+    outcomes: list[str] = []
+    for round_ in range(20):
+        barrier, results = context.Barrier(3), context.Queue()
+        processes = [
+            context.Process(target=_open_together, args=(str(tmp_path / f"race-{round_}.db"), barrier, results))
+            for _ in range(3)
+        ]
+        for process in processes:
+            process.start()
+        outcomes += [results.get(timeout=60) for _ in processes]
+        for process in processes:
+            process.join(timeout=60)
+    assert outcomes == ["ok"] * 60, [o for o in outcomes if o != "ok"]
