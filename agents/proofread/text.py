@@ -116,13 +116,15 @@ def trim_bare_url(url: str) -> tuple[str, str]:
 
 
 def _without_closing_text(url: str) -> str:
-    """`url` without the punctuation that ends the sentence or the bracket around it."""
+    """`url` without the punctuation that ends the sentence or the bracket around it (a `)` or `]`
+    it did not open)."""
     url = url.rstrip(TRAILING_PUNCTUATION)
-    opened, closed = url.count("("), url.count(")")
     end = len(url)
-    while end and url[end - 1] == ")" and opened < closed:
-        end -= 1
-        closed -= 1
+    for opener, closer in ("()", "[]"):  # `(https://x/y)` and the link text `[https://x/y](…)`
+        opened, closed = url[:end].count(opener), url[:end].count(closer)
+        while end and url[end - 1] == closer and opened < closed:
+            end -= 1
+            closed -= 1
     return url[:end]
 
 
@@ -302,6 +304,11 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             ):
                 flush(number)  # a quotation of several sentences: each counts on its own
                 open_marks.append("“")
+            elif not japanese and bracketed_sentence and open_marks == ["("] and _ends_sentence(line, index, False) and (
+                _starts_capitalised(line, index + 1) or not line[index + 1 :].strip()
+            ):
+                flush(number)  # `(This is a side point… Operations on…)`: a paragraph in brackets
+                open_marks.append("(")
         previous = number
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)
@@ -342,7 +349,7 @@ def _closes_bracketed_sentence(line: str, index: int) -> bool:
 def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
     char = line[index]
     following = line[index + 1] if index + 1 < len(line) else " "
-    if char in "。！？":
+    if char in "。！？．":  # ． : the full stop of academic and technical Japanese (with ，)
         return following not in "」』）)"
     if char in ".!?":
         if japanese and char == ".":

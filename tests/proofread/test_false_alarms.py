@@ -959,3 +959,31 @@ def test_a_name_opening_with_ha_is_no_particle_and_rerank_is_a_word():
     assert "rule:doubled-particle" not in sources("language_quality", name)
     assert "rule:spelling" not in sources("language_quality", "# Search\n\nWe rerank the top candidates.\n")
     assert "rule:spelling" in sources("language_quality", "# Search\n\nThe desing is done.\n")
+
+
+def test_the_full_width_full_stop_ends_a_japanese_sentence():
+    paragraph = JA_HEAD + "".join(f"図から，様々な企業から{n}番目のモデルが短い間隔でリリースされていることがわかります．" for n in range(4)) + "\n"
+    assert "rule:sentence-length" not in sources("language_quality", paragraph)
+    one = JA_HEAD + "，".join(f"図から様々な企業から{n}番目のモデルが短い間隔でリリースされていること" for n in range(4)) + "がわかります．\n"
+    assert "rule:sentence-length" in sources("language_quality", one)
+
+
+def test_a_url_as_link_text_and_a_paragraph_in_brackets_split_sentences():
+    link = (
+        "# Bench\n\nThe [https://speed.pypy.org](https://speed.pypy.org) site has been running the suite since 2010.\n"
+        "Our first benchmarking machine was called tannit, and it faithfully ran the suite from May 2010 on.\n"
+        "For a brief period in the middle we had a machine called speed-python, but tannit was the standard.\n"
+    )
+    aside = (
+        "# JIT\n\n(This is really a side point for the rest of the blog post, but since the question came up "
+        "I wanted to clarify it: operations on integers are not all the same. The trace operations always "
+        "operate on machine words. The Python int type supports arbitrarily large integers, and PyPy lowers them.)\n"
+    )
+    for text in (link, aside):
+        assert "rule:sentence-length" not in sources("language_quality", text), text[:30]
+
+
+def test_a_nikola_metadata_comment_gives_the_title():
+    body = "".join(f"Paragraph {n} of the post, which explains one more detail of the runner.\n\n" for n in range(12))
+    header = "<!--\n.. title: A new benchmark runner for PyPy\n.. slug: benchmarker2-for-pypy\n.. date: 2024-01-03\n-->\n\n"
+    assert "rule:title" not in sources("structure", header + body)

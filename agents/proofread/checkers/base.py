@@ -55,8 +55,9 @@ class CheckResult:
 
 # A header of `key: value` (Qiita's export: title:, tags:, url:, …, body:) or Franklin.jl
 # `@def key = value` lines at the very top, with no front-matter fences around it.
-_HEADER_LINE = re.compile(r"^(?:@def\s+\w+\s*=|[A-Za-z_]\w*:(?:\s|$))")
-_HEADER_TITLE = re.compile(r"^(?:@def\s+title\s*=|title:)\s*(.*)$")
+# `key: value`, Franklin's `@def key = value`, and Nikola's `.. key: value` (in a leading comment).
+_HEADER_LINE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+\w+\s*=|[A-Za-z_]\w*:(?:\s|$))")
+_HEADER_TITLE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+title\s*=|title:)\s*(.*)$")
 
 
 def metadata_header(article: ParsedArticle) -> tuple[int, str | None]:

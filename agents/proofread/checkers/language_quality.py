@@ -235,7 +235,7 @@ class LanguageQualityChecker(BaseChecker):
             number
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
-        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith("。")]) | _captions(article)
+        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(("。", "．"))]) | _captions(article)
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -279,7 +279,7 @@ class LanguageQualityChecker(BaseChecker):
             math = _mathematical(article, sentence)
             # A thought that trails off (「問題ないのではないか…。」) is the writer's inner voice.
             trailing_off = TRAILING_OFF.search(sentence.text.rstrip()) is not None
-            if kind == "text" and sentence.text.rstrip().endswith("。") and not (aside or short or math or trailing_off):
+            if kind == "text" and sentence.text.rstrip().endswith(("。", "．")) and not (aside or short or math or trailing_off):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
