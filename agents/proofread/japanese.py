@@ -150,10 +150,11 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
     bracket or any other symbol between them, a predicate or conjunctive particle between them
     (two clauses, each with its own particle), or more than six words apart."""
     candidates: list[int] = []
+    first_word = next((i for i, t in enumerate(tokens) if t.pos1 not in ("空白", "補助記号")), len(tokens))
     for index, token in enumerate(tokens):
         if token.pos1 != "助詞" or (token.surface, token.pos2) not in TRACKED_PARTICLES:
             continue
-        if not any(t.pos1 not in ("空白", "補助記号") for t in tokens[:index]):
+        if index <= first_word:
             continue  # no particle opens a sentence: 「はたらこマガジンは」 starts with a name
         previous = tokens[index - 1] if index else None
         following = tokens[index + 1] if index + 1 < len(tokens) else None

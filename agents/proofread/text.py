@@ -216,9 +216,10 @@ def has_japanese(text: str) -> bool:
 
 # Marks that start an item on a line of its own, outside Markdown's list syntax.
 _LINE_BULLETS = "■□●○◆◇▶►▷★☆※"
+# What ends a Japanese sentence in running text: 。 and, in academic style (with ，), ．.
+JA_FULL_STOPS = ("。", "．")
 _OPENERS = "「『（(【［[〈《“"
 _CLOSERS = "」』）)】］]〉》”"
-_JA_TERMINATORS = "。！？!?"
 
 
 @dataclass(frozen=True)
@@ -305,7 +306,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 flush(number)  # a quotation of several sentences: each counts on its own
                 open_marks.append("“")
             elif not japanese and bracketed_sentence and open_marks == ["("] and _ends_sentence(line, index, False) and (
-                _starts_capitalised(line, index + 1) or not line[index + 1 :].strip()
+                _starts_capitalised(line, index + 1) or _line_ends(line, index + 1)
             ):
                 flush(number)  # `(This is a side point… Operations on…)`: a paragraph in brackets
                 open_marks.append("(")
@@ -319,6 +320,12 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
 
 _CLOSING_QUOTES = "”\"’"
 _NEXT_WORD = re.compile(r"\s*(\S?)")
+
+
+def _line_ends(line: str, position: int) -> bool:
+    """Whether nothing but blanks follows `position` (one anchored match, no copy of the rest)."""
+    match = _NEXT_WORD.match(line, position)
+    return not (match and match.group(1))
 
 
 def _starts_capitalised(line: str, position: int) -> bool:
@@ -356,7 +363,7 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
             return False
         if following.isspace():
             previous_word = line[line.rfind(" ", 0, index) + 1 : index].lower()
-            if previous_word == "etc" and not line[index + 1 :].strip():
+            if previous_word == "etc" and _line_ends(line, index + 1):
                 return True  # `…, etc.` ending the line: the next line starts a new sentence
             return previous_word not in {"e.g", "i.e", "etc", "vs", "mr", "dr", "cf", "fig"}
     return False

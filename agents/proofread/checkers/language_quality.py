@@ -28,7 +28,14 @@ from agents.proofread.japanese import (
 from agents.proofread.llm import anchor_quote
 from agents.proofread.prompts import render_prompt
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import Sentence, has_japanese, list_items, mask_for_prose, split_sentences
+from agents.proofread.text import (
+    JA_FULL_STOPS,
+    Sentence,
+    has_japanese,
+    list_items,
+    mask_for_prose,
+    split_sentences,
+)
 from bot.faults import TurnFailed
 
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
@@ -235,7 +242,7 @@ class LanguageQualityChecker(BaseChecker):
             number
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
-        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(("。", "．"))]) | _captions(article)
+        } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -279,7 +286,7 @@ class LanguageQualityChecker(BaseChecker):
             math = _mathematical(article, sentence)
             # A thought that trails off (「問題ないのではないか…。」) is the writer's inner voice.
             trailing_off = TRAILING_OFF.search(sentence.text.rstrip()) is not None
-            if kind == "text" and sentence.text.rstrip().endswith(("。", "．")) and not (aside or short or math or trailing_off):
+            if kind == "text" and sentence.text.rstrip().endswith(JA_FULL_STOPS) and not (aside or short or math or trailing_off):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))

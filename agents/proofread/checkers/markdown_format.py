@@ -11,8 +11,9 @@ import unicodedata
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
+from agents.proofread.parser import SHORTCODE
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import code_spans, mask_code_spans, replace_spans
+from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose, replace_spans
 from bot import workpool
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
@@ -51,7 +52,6 @@ TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](?![A-Za-z]))(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
-SHORTCODE_LINE = re.compile(r"^\s*\{\{[<%].*[%>]\}\}\s*$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 
@@ -237,7 +237,7 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
             if rule == "md011" and detail.endswith(")[]]"):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
-            if rule == "md056" and (SHORTCODE_LINE.match(article.line(line)) or _empty_last_cell(article, line, detail)):
+            if rule == "md056" and (SHORTCODE.fullmatch(article.line(line).strip()) or _empty_last_cell(article, line, detail)):
                 continue  # `{{< /table >}}` under a table, or `a | b |  ` meaning an empty last cell
             if rule == "md037" and _in_math_or_code(article.line(line), column):
                 continue  # `$x _ 1$`: spaces around a subscript in inline math, not emphasis
@@ -441,9 +441,18 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
 
 
 def _in_math_or_code(line: str, column: int) -> bool:
-    """Whether 1-based `column` is inside inline math (`$…$`) or a code span on `line`."""
-    before = line[: column - 1]
-    return before.count("$") % 2 == 1 or before.count("`") % 2 == 1
+    """Whether 1-based `column` is inside inline math (`$…$`), a code span or anything else the
+    prose mask blanks (a URL, a link destination): not text the writer typed as Markdown."""
+    index = column - 1
+    masked = mask_for_prose(line)
+    if not 0 <= index < len(line) or masked[index] != " ":
+        return False
+    start, end = index, index + 1  # the blank run of the mask around the column
+    while start and masked[start - 1] == " ":
+        start -= 1
+    while end < len(masked) and masked[end] == " ":
+        end += 1
+    return bool(line[start:end].strip())  # something was blanked there, not only spaces
 
 
 def _aside_before_link(line: str, column: int) -> bool:

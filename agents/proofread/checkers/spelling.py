@@ -46,6 +46,8 @@ SHORT_WORD = 4
 # A word ending in e this common takes -d, -r and -ing regularly (templated, compositing).
 E_STEM_FREQUENCY = 500
 SHORT_CORRECTION_FREQUENCY = 1_000_000
+# A four-letter word this common takes re- (rerank, rewire).
+RE_STEM_FREQUENCY = 10_000
 # More findings than this in one article, or more words the dictionary does not know: the text is
 # probably not English prose, and looking up corrections for all of them would only cost time.
 MAX_FINDINGS = 20
@@ -125,12 +127,12 @@ def is_known(word: str) -> bool:
     for match in _BRITISH_OUR.finditer(word):
         if match.start() >= 2 and word[: match.start()] + "or" + word[match.start() + 3 :] in speller():
             return True
+    if word.startswith("re") and len(word) == 6 and _frequent(word[2:], RE_STEM_FREQUENCY):
+        return True  # rerank, rewire: re- on a short, very common word (de+sing stays “design”)
     for prefix in _PREFIXES:
         rest = word[len(prefix):]
         if word.startswith(prefix) and len(rest) >= 5 and is_known_simple(rest):
             return True
-        if prefix == "re" and word.startswith(prefix) and len(rest) == 4 and _frequent(rest, 10_000):
-            return True  # rerank, rewire: re- on a short, very common word (de+sing stays “design”)
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
         return True  # an informal adjective from a common word: truthy, hacky, laggy
     return _compound(word)
