@@ -212,7 +212,7 @@ def _in_relative_clause(tokens: list[Token], index: int) -> bool:
 def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
     """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
     alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
-    particles (などなど), numerals (ひとつひとつ), and pairs that only share their spelling
+    particles (などなど), numerals (ひとつひとつ), adverbial time nouns (毎回毎回), and pairs that only share their spelling
     (書いてて: the auxiliary てる, then the particle て)."""
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
@@ -226,6 +226,7 @@ def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
             and previous.base == current.base
             and previous.pos1 not in _REDUPLICATION_POS
             and previous.pos2 not in _REDUPLICATION_POS2
+            and previous.pos[2] != "副詞可能"  # 毎回毎回, 都度都度, 毎日毎日: a time noun doubled for emphasis
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
             and current.begin - previous.end <= 1

@@ -256,6 +256,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
     previous: int | None = None
     open_marks: list[str] = []  # the brackets and quotes opened and not yet closed
     bracketed_sentence = False  # the outermost bracket opened where a sentence starts: `(The JVM is…)`
+    previous_line = ""
 
     def flush(end: int) -> None:
         nonlocal buffer, start, breaks
@@ -275,6 +276,8 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             continue
         if start is not None and line.lstrip()[:1] in _LINE_BULLETS:
             flush(previous if previous is not None else number)  # `■ 1つめのPR: …` on each line: items, not one sentence
+        elif start is not None and not japanese and _a_line_of_its_own(previous_line, line):
+            flush(previous if previous is not None else number)
         if start is not None and buffer and not japanese:
             buffer.append(" ")
         for index, char in enumerate(line):
@@ -310,7 +313,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             ):
                 flush(number)  # `(This is a side point… Operations on…)`: a paragraph in brackets
                 open_marks.append("(")
-        previous = number
+        previous, previous_line = number, line
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)
     if start is not None and previous is not None:
@@ -319,6 +322,18 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
 
 
 _CLOSING_QUOTES = "”\"’"
+SHORT_LINE_WORDS = 8
+
+
+def _a_line_of_its_own(previous: str, line: str) -> bool:
+    """Whether `line` starts an item of its own although the line before did not end a sentence:
+    both are short and end in a word, and this one opens with a capital (`Zhou Xu, Dalian
+    University of Technology` over `Wenbo Qi, Ant Group`: a list of authors, an address). Wrapped
+    prose fills its lines; a clause broken onto the next line goes on in lower case."""
+    before, after = previous.strip(), line.strip()
+    return all(
+        text and text[-1].isalnum() and len(text.split()) <= SHORT_LINE_WORDS for text in (before, after)
+    ) and after[:1].isupper()
 _NEXT_WORD = re.compile(r"\s*(\S?)")
 
 

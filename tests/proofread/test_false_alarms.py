@@ -987,3 +987,53 @@ def test_a_nikola_metadata_comment_gives_the_title():
     body = "".join(f"Paragraph {n} of the post, which explains one more detail of the runner.\n\n" for n in range(12))
     header = "<!--\n.. title: A new benchmark runner for PyPy\n.. slug: benchmarker2-for-pypy\n.. date: 2024-01-03\n-->\n\n"
     assert "rule:title" not in sources("structure", header + body)
+
+
+def test_bracketed_tags_in_an_article_without_definitions_are_no_references():
+    tags = "# Laravel\n\n## [変更][インパクト低] The Application Contract\n\n本文です。\n"
+    assert "rule:undefined-reference" not in sources("link", tags)
+    for linked in ("See [the guide][1] for more.", "See [guide][1] for more.", "Read [part two][part 2] next."):
+        assert "rule:undefined-reference" in sources("link", f"# Links\n\n{linked}\n"), linked
+    defined = "# Links\n\nSee [the guide][guide] and [the spec][spec].\n\n[guide]: https://example.com/guide\n"
+    assert lines("link", defined, "rule:undefined-reference") == [3]
+
+
+def test_a_time_noun_doubled_for_emphasis_is_no_doubled_word():
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "でも毎回毎回こんな型を作るのは大変です。\n")
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "ネットワークははデフォルトのモードです。\n")
+
+
+def test_an_emoji_newer_than_pythons_unicode_tables_is_one_emoji():
+    front = '---\ntitle: "Go を試す"\nemoji: "{}"\ntype: "tech"\ntopics: ["go"]\npublished: true\n---\n\n本文です。\n'
+    assert "rule:zenn-emoji" not in sources("structure", front.format("\U0001fae8"))
+    assert "rule:zenn-emoji" in sources("structure", front.format(":Kubernetes:"))
+
+
+def test_a_value_that_spells_its_own_name_is_no_secret():
+    parameters = '# SSM\n\n```ts\nconst p = {\n  slackBotToken: "/singi-bot/slackBotToken",\n};\n```\n'
+    kotlin = "# Auth0\n\n```kotlin\nclass Gateway(\n    private val auth0Configuration: Auth0Configuration\n)\n```\n"
+    for text in (parameters, kotlin):
+        assert "rule:assigned-secret" not in sources("privacy", text), text
+    leaked = '# SSM\n\n```ts\nconst p = {\n  slackBotToken: "xq7Rk2LmP9sVt4Wz8YbN3cJd",\n};\n```\n'
+    assert "rule:assigned-secret" in sources("privacy", leaked)
+
+
+def test_bold_markers_inside_a_code_span_that_wraps_are_not_bold():
+    wrapped = "# Ints\n\nthe most negative one, and `9223372036854775807 == 2 ** 63 -\n1` is the most positive one.\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", wrapped)
+    glued = "# Day\n\nUber hosted our Community Day**,** an opportunity to meet.\n"
+    assert "rule:strong-flanking" in sources("markdown_format", glued)
+
+
+def test_tool_and_type_names_of_systems_prose_are_words():
+    for text in ("CPython ints are bigger.", "Add invalidation for the umount API.", "We run uvicorn behind the proxy."):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\n{text}\n"), text
+
+
+def test_lines_of_names_are_items_not_one_sentence():
+    authors = "# Paper\n\n## Authors\n\n" + "".join(
+        f"Author Number{n}, Dalian University of Technology\n" for n in range(9)
+    )
+    assert "rule:sentence-length" not in sources("language_quality", authors)
+    wrapped = "# Notes\n\n" + "".join(f"and then clause number {n} of the sentence goes on\n" for n in range(9)) + "to its end.\n"
+    assert "rule:sentence-length" in sources("language_quality", wrapped)

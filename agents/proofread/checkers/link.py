@@ -152,7 +152,11 @@ class LinkChecker(BaseChecker):
     def _one(self, article: ParsedArticle, link: Link, definitions: dict[str, list[Link]]) -> list[Issue]:
         issue = self.issue
         if link.kind == "reference":
-            if _label(link.url) not in definitions:
+            # In an article that defines no reference, `[変更][インパクト低]` is a pair of bracketed
+            # tags, shown as written: there only link text of several words or a numbered label
+            # (`[part two][part 2]`, `[the guide][1]`) is surely a link.
+            looks_linked = " " in link.text.strip() or link.url.strip().isdigit()
+            if _label(link.url) not in definitions and (definitions or looks_linked):
                 return [issue(
                     article, "warning", link.line, f"The link reference [{link.url}] is never defined.",
                     f"Add a definition line: [{link.url}]: https://…",

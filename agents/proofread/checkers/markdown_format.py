@@ -13,7 +13,7 @@ from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.parser import SHORTCODE
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose, replace_spans
+from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose
 from bot import workpool
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
@@ -347,7 +347,7 @@ class MarkdownFormatChecker(BaseChecker):
                     "rule:list-marker-space",
                 ))
         for paragraph in paragraphs(article):
-            text = "\n".join(_fill_code_spans(line) for _, line in paragraph)
+            text = _fill_paragraph_code_spans([line for _, line in paragraph])
             lines_hit = sorted({paragraph[text.count("\n", 0, at)][0] for at in unmatched_strong_runs(text)})
             for number in lines_hit:
                 issues.append(self.issue(
@@ -501,15 +501,19 @@ def _pipe_row(article: ParsedArticle, number: int) -> bool:
     return article.kind(number) == "text" and line.startswith("|") and line.count("|") >= 2
 
 
-def _fill_code_spans(line: str) -> str:
-    """Code spans reduced to `xxx`: their backticks still count as punctuation next to ** (as in
-    CommonMark), while ** inside code is ignored."""
-    if "`" not in line:
-        return line
-    return replace_spans(line, [
-        (start, end, "`" * ticks + "x" * (end - start - 2 * ticks) + "`" * ticks)
-        for start, end, ticks in code_spans(line)
-    ])
+def _fill_paragraph_code_spans(lines: list[str]) -> str:
+    """The paragraph's lines joined by newlines, each code span reduced to `xxx` (its backticks still
+    count as punctuation next to ** as in CommonMark, while ** inside code is ignored), a span that
+    wraps onto the next line (`2 ** 63 -⏎1`) included."""
+    text = "\n".join(lines)
+    if "`" not in text:
+        return text
+    chars = list(text)
+    for start, end, ticks in code_spans(text.replace("\n", " ")):
+        for index in range(start + ticks, end - ticks):
+            if chars[index] != "\n":
+                chars[index] = "x"
+    return "".join(chars)
 
 
 class _BlankedRuns:

@@ -178,11 +178,13 @@ _REFERENCE_OR_HASH = re.compile(r"^\$(?:\{?[A-Za-z_]\w*\}?$|(?:1|2[abxy]?|5|6|7|
 def not_a_secret(name: str, value: str) -> bool:
     """Whether `name = value` holds no secret although the name mentions one: the name ends in a
     public part (AUTH0_DOMAIN, CLIENT_ID), starts with `public` (publicKeyToken) or says it is a
-    sample (SAMPLE_TOKEN); or the value names a secret or an object, reads a variable or is a
-    password hash."""
+    sample (SAMPLE_TOKEN); or the value names a secret or an object, spells the name itself, reads
+    a variable or is a password hash."""
     parts = [part.lower() for part in _NAME_PARTS.findall(name)]
     if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public" or _SAMPLE_PARTS & set(parts)):
         return True
+    if len(name) >= 4 and name.lower() in value.lower():
+        return True  # `slackBotToken: "/app/slackBotToken"` (a parameter's path), `auth0Config: Auth0Config` (a type)
     return bool(
         _NAMES_SECRET.search(value) or _REFERENCE_OR_HASH.match(value) or _OBJECT_NAME.fullmatch(value)
         or EMAIL.fullmatch(value)  # an account's address (…@developer.gserviceaccount.com) is an identity

@@ -396,10 +396,16 @@ def _sections(article: ParsedArticle, tops: list[Heading]) -> list[tuple[Heading
     return sized
 
 
+def _newer_emoji(ch: str) -> bool:
+    """A code point of the emoji blocks that this Python's Unicode tables do not name yet (🫨 is
+    Unicode 15; Python 3.11 knows 14): unassigned there, an emoji on the platforms that show it."""
+    return 0x1F000 <= ord(ch) <= 0x1FAFF and unicodedata.category(ch) == "Cn"
+
+
 def _is_single_emoji(text: str) -> bool:
     # One grapheme of emoji: a base symbol plus variation selectors, skin tones, ZWJ sequences.
     if not text or any(ch.isascii() and ch.isalnum() for ch in text):
         return False
-    bases = [ch for ch in text if unicodedata.category(ch) == "So"]
+    bases = [ch for ch in text if unicodedata.category(ch) == "So" or _newer_emoji(ch)]
     joiners = text.count("\u200d")
     return 1 <= len(bases) <= joiners + 1 or (len(bases) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in bases))
