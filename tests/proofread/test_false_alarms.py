@@ -1037,3 +1037,14 @@ def test_lines_of_names_are_items_not_one_sentence():
     assert "rule:sentence-length" not in sources("language_quality", authors)
     wrapped = "# Notes\n\n" + "".join(f"and then clause number {n} of the sentence goes on\n" for n in range(9)) + "to its end.\n"
     assert "rule:sentence-length" in sources("language_quality", wrapped)
+
+
+def test_a_rust_attribute_line_and_a_product_are_no_markdown_slips():
+    attribute, slip, product, emphasis = linted(
+        JA_HEAD + "## 属性\n\n#[error(\"…\")]\n\nこの属性はメッセージを実装します。\n",
+        JA_HEAD + "#見出しのつもり\n\n本文です。\n",
+        "# Speed\n\nRunning it is slow, since\nit performs 7866 * 1024 * 1024 float operations.\n",
+        "# Speed\n\nThis is * important * to know.\n",
+    )
+    assert ("pymarkdownlnt:MD018", 5) not in attribute and ("pymarkdownlnt:MD018", 3) in slip
+    assert ("pymarkdownlnt:MD037", 4) not in product and ("pymarkdownlnt:MD037", 3) in emphasis

@@ -239,8 +239,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
             if rule == "md056" and (SHORTCODE.fullmatch(article.line(line).strip()) or _empty_last_cell(article, line, detail)):
                 continue  # `{{< /table >}}` under a table, or `a | b |  ` meaning an empty last cell
-            if rule == "md037" and _in_math_or_code(article.line(line), column):
-                continue  # `$x _ 1$`: spaces around a subscript in inline math, not emphasis
+            if rule == "md037" and (_in_math_or_code(article.line(line), column) or ARITHMETIC_STAR.search(article.line(line))):
+                continue  # `$x _ 1$`: a subscript in inline math; `7866 * 1024 * 1024`: a product, not emphasis
             if rule == "md011" and _aside_before_link(article.line(line), column):
                 continue  # `(aside)[text](url)`: a parenthesis, then a link; or math or code (`$E(K)[m]$`)
             if rule == "md011" and _after_link_text(article.line(line), column):
@@ -249,8 +249,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # spaces inside an image's alt text: nothing shows them
             if rule == "md027" and (EMPTY_QUOTE.match(article.line(line)) or not article.line(line).lstrip().startswith(">")):
                 continue  # `> ` and white space on an empty quote line, or a lazy continuation line with no `>`
-            if rule == "md018" and kind == "list":
-                continue  # `- #hashtag`: a list item whose text starts with #, not a heading
+            if rule == "md018" and (kind == "list" or CODE_LIKE_HASH.match(article.line(line))):
+                continue  # `- #hashtag` (a list item's text), `#[derive(Debug)]`, `#!/bin/sh`: no heading
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
                 continue  # the link text ends (or starts) with a line break: the source is wrapped
             if rule == "md012":
@@ -438,6 +438,13 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
         header -= 1
     row, head = article.line(line).rstrip(), article.line(header).rstrip()
     return row.endswith("|") and not head.endswith("|") and _cells(row) + 1 == _cells(head)
+
+
+# A heading's # is followed by its text: after `#[` (a Rust attribute), `#!` (a shebang) or `#{`
+# the line was never meant as one.
+CODE_LIKE_HASH = re.compile(r"\s{0,3}#+[!-\"$-/:-@\[-`{-~]")
+# A spaced * between numbers is a multiplication sign (CommonMark leaves it as text).
+ARITHMETIC_STAR = re.compile(r"\d\s+\*\s+\d")
 
 
 def _in_math_or_code(line: str, column: int) -> bool:
