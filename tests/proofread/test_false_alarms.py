@@ -1048,3 +1048,10 @@ def test_a_rust_attribute_line_and_a_product_are_no_markdown_slips():
     )
     assert ("pymarkdownlnt:MD018", 5) not in attribute and ("pymarkdownlnt:MD018", 3) in slip
     assert ("pymarkdownlnt:MD037", 4) not in product and ("pymarkdownlnt:MD037", 3) in emphasis
+
+
+def test_output_under_a_label_in_words_needs_no_language():
+    output = JA_HEAD + "実行すると次のように表示されます。\n\n```:出力画面\n半沢直樹\n```\n"
+    assert "rule:code-language" not in sources("code_quality", output)
+    for named in ("```:Racket\n(define x 1)\n```", "```: ./ssh/config\nHost example\n```", "```:設定.yml\na: 1\n```"):
+        assert "rule:code-language" in sources("code_quality", f"{JA_HEAD}設定です。\n\n{named}\n"), named

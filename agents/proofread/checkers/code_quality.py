@@ -117,8 +117,10 @@ class CodeQualityChecker(BaseChecker):
         if block.language is None:
             # A file name with no language (```:Racket, ```: ./ssh/config) was meant to carry one;
             # otherwise only content that is recognisably code of a language needs a tag:
-            # program output, quoted answers, diagrams and notation would only get `text`.
-            named = block.info.strip().startswith(":")
+            # program output, quoted answers, diagrams and notation would only get `text`. A label
+            # in words (```:出力画面, the output screen) names no file.
+            label = block.info.strip()
+            named = label.startswith(":") and (label.isascii() or "." in label or "/" in label)
             language = None if named else recognised_language(block)
             if not named and language is None:
                 return []
