@@ -1055,3 +1055,20 @@ def test_output_under_a_label_in_words_needs_no_language():
     assert "rule:code-language" not in sources("code_quality", output)
     for named in ("```:Racket\n(define x 1)\n```", "```: ./ssh/config\nHost example\n```", "```:設定.yml\na: 1\n```"):
         assert "rule:code-language" in sources("code_quality", f"{JA_HEAD}設定です。\n\n{named}\n"), named
+
+
+def test_an_expired_jwt_is_no_leak():
+    import base64
+    import json
+
+    def token(claims: dict) -> str:
+        part = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+        return f"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{part}.6GTLE66v6L6uagU7vt9UsS_gs3f6G5z47maAkRF9cok"
+
+    def article(jwt: str) -> str:
+        return f'# Auth\n\n```console\ncurl http://localhost:3000/profile -H "Authorization: Bearer {jwt}"\n```\n'
+
+    expired = token({"username": "testuser", "iat": 1667745585, "exp": 1667746785})
+    assert "rule:jwt" not in sources("privacy", article(expired))
+    for live in (token({"username": "testuser", "exp": 4102444800}), token({"sub": "1234567890", "name": "John"})):
+        assert "rule:jwt" in sources("privacy", article(live))

@@ -9,9 +9,13 @@ cannot tell apart from a leak. Token formats (GitHub, Slack, AWS…) stay critic
 
 from __future__ import annotations
 
+import base64
+import binascii
 import ipaddress
+import json
 import math
 import re
+import time
 from bisect import bisect_right
 from collections import Counter
 from collections.abc import Iterator
@@ -223,6 +227,8 @@ def find_secrets(line: str, number: int) -> list[Finding]:
                 continue
             if spec.name == "url-credentials" and not _real_url_password(match.group(0), value):
                 continue
+            if spec.name == "jwt" and _expired_jwt(value):
+                continue
             if spec.name in ("private-key", "url-credentials") or not _is_placeholder_token(value):
                 found.append(Finding(spec.name, spec.what, number, match.start(group), match.end(group), value))
     # Is a position inside one of the findings? The furthest end among findings starting at or
@@ -263,6 +269,19 @@ def _real_url_password(url: str, password: str) -> bool:
     if host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host:
         return looks_random(password)
     return len(password) >= 8 and not PLACEHOLDER.search(password)
+
+
+def _expired_jwt(token: str, now: float | None = None) -> bool:
+    """Whether the JWT says it has expired (`exp` in its payload is past): the token a tutorial's
+    local server issued in 2022 opens nothing any more. No `exp`, or one that cannot be read: not
+    known to be expired."""
+    payload = token.split(".")[1]
+    try:
+        claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    expiry = claims.get("exp") if isinstance(claims, dict) else None
+    return isinstance(expiry, (int, float)) and not isinstance(expiry, bool) and expiry < (time.time() if now is None else now)
 
 
 def _is_placeholder_token(value: str) -> bool:
