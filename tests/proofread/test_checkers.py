@@ -165,7 +165,7 @@ def test_unclosed_shell_opener_is_located():
 def test_link_rules():
     text = (
         "[a](htps://example.org)\n[b](https//example.org)\n[c]()\n[](https://pypi.org/)\n"
-        "[d](http://www.ietf.org/)\n[e](file:///home/me/local.md)\n[f][missing]\n[ok](https://ja.wikipedia.org/wiki/A_(B))\n"
+        "[d](http://www.ietf.org/)\n[e](file:///home/me/local.md)\n[see f][missing]\n[ok](https://ja.wikipedia.org/wiki/A_(B))\n"
         "[g](https://exa mple.com)\n[loc](http://localhost:3000)\n"
     )
     issues = run("link", text)
