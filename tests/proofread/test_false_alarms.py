@@ -1072,3 +1072,19 @@ def test_an_expired_jwt_is_no_leak():
     assert "rule:jwt" not in sources("privacy", article(expired))
     for live in (token({"username": "testuser", "exp": 4102444800}), token({"sub": "1234567890", "name": "John"})):
         assert "rule:jwt" in sources("privacy", article(live))
+
+
+def test_a_placeholder_in_base64_is_no_secret():
+    placeholder = "# Jira\n\n```bash\n$ export ATLASSIAN_TOKEN=a251dEBleGFtcGxlLmNvbToxMjM0NTZhYmNkZWY=\n```\n"
+    assert "rule:assigned-secret" not in sources("privacy", placeholder)  # knut@example.com:123456abcdef
+    real = "# Jira\n\n```bash\n$ export ATLASSIAN_TOKEN=ATATT3xFfGF0q9Zr7LmQ2vK8sWbN4pYd1Hc6\n```\n"
+    assert "rule:assigned-secret" in sources("privacy", real)
+
+
+def test_a_hard_line_break_ends_a_japanese_sentence():
+    first = "鍵ペアを作成し、ingressにtlsの設定を追加してhttps通信ができるようにし、無事にArgoCDのログインに成功できた"
+    second = "後から知ったことだが、NGINX Ingress Controllerはデフォルトで80と443でLISTENしているそうなので、tlsの設定追加は必須ではなかった"
+    assert "rule:sentence-length" not in sources("language_quality", f"{JA_HEAD}{first}  \n{second}\n")
+    assert "rule:sentence-length" in sources("language_quality", f"{JA_HEAD}{first}、{second}。\n")
+    rest = "短期的な圧力が最前線の開発者に直撃して品質を下げ" * 5  # one sentence broken after its comma
+    assert "rule:sentence-length" in sources("language_quality", f"{JA_HEAD}問題の本質を一言で言うと、  \n{rest}るという構造です。\n")

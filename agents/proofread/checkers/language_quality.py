@@ -84,6 +84,10 @@ COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
+# A Markdown hard line break (two spaces or a backslash at the end of the line) after anything but
+# a comma: Japanese writers end sentences with one where English would put a full stop. After 、
+# the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
+HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
 
@@ -211,13 +215,15 @@ class LanguageQualityChecker(BaseChecker):
             if article.kind(number) in ("text", "list", "quote") and number > header_end
         ]
         lines = _mask_across_lines(article, lines)
+        japanese = article.language == "ja"
         prose: list[tuple[int, str]] = []
         for number, line in lines:
             if article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
+            if japanese and HARD_BREAK.search(article.lines[number - 1]):
+                prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose
-        japanese = article.language == "ja"
         sentences = split_sentences(lines, japanese=japanese)
         spelling = SpellingChecker(self.context)
         issues = spelling.english(article)

@@ -118,8 +118,9 @@ def shannon_entropy(value: str) -> float:
 
 
 def looks_random(value: str) -> bool:
-    """Long enough and varied enough to be a generated secret rather than a word or a path."""
-    if len(value) < 16 or PLACEHOLDER.search(value):
+    """Long enough and varied enough to be a generated secret rather than a word or a path, and
+    not a placeholder written in base64 (`a251dEBleGFtcGxl…` is knut@example.com:123456abcdef)."""
+    if len(value) < 16 or PLACEHOLDER.search(value) or PLACEHOLDER.search(base64_text(value)):
         return False
     if re.fullmatch(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+", value):
         return False  # identifiers: some_name, SOME_NAME, someName
@@ -127,6 +128,21 @@ def looks_random(value: str) -> bool:
         return len(value) >= 32 and shannon_entropy(value) >= 3.0
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))
     return classes >= 2 and shannon_entropy(value) >= 3.5
+
+
+_BASE64 = re.compile(r"(?:[A-Za-z0-9+/]{4})+(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?")
+
+
+def base64_text(value: str) -> str:
+    """The printable ASCII text `value` encodes in base64 (a Kubernetes Secret's data, a Basic
+    auth pair), or "" when it encodes none."""
+    if not _BASE64.fullmatch(value):
+        return ""
+    try:
+        text = base64.b64decode(value, validate=True).decode("ascii")
+    except (binascii.Error, UnicodeDecodeError):
+        return ""
+    return text if text.isprintable() else ""
 
 
 @dataclass(frozen=True)
