@@ -46,7 +46,8 @@ SITE_KEYS = HUGO_KEYS | JEKYLL_KEYS | {"date", "description", "author", "authors
 DEFINITION = re.compile(r"^ {0,3}\[([^\]^][^\]]*)\]:\s*<?(\S*?)>?(?:\s+.*)?$")
 HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=\s*[\"']([^\"']*)[\"']", re.I)
 HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
-BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://[^\s<>\"'`\[\]]+")
+# Not a template's stand-in for a host (`https://{サーバーのIPアドレス}:8088`, `http://$HOST/`).
+BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://(?![{$%])[^\s<>\"'`\[\]]+")
 # `[text](target)` the parser left as text: a target with a space, or a template inside.
 UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")
 # `[text][label]` left as text by the parser: its label has no definition.

@@ -1088,3 +1088,30 @@ def test_a_hard_line_break_ends_a_japanese_sentence():
     assert "rule:sentence-length" in sources("language_quality", f"{JA_HEAD}{first}、{second}。\n")
     rest = "短期的な圧力が最前線の開発者に直撃して品質を下げ" * 5  # one sentence broken after its comma
     assert "rule:sentence-length" in sources("language_quality", f"{JA_HEAD}問題の本質を一言で言うと、  \n{rest}るという構造です。\n")
+
+
+def test_a_one_line_polite_note_before_the_first_heading_is_its_own_register():
+    body = "".join(f"## 本文{m}\n\n" + "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(3)) for m in (1, 2))
+    note = "フルコードはリポジトリにあります。\n\n"
+    assert "rule:mixed-style" not in sources("language_quality", note + body)
+    mixed = "フルコードはリポジトリにあります。今回は拡散マテリアルを実装する。\n\n"
+    assert "rule:mixed-style" in sources("language_quality", mixed + body)  # a switch inside the introduction
+
+
+def test_excerpts_and_toml_under_a_yaml_tag_are_no_syntax_errors():
+    toml = '# Catalog\n\n```yaml\n[versions]\n# analytics\ngoogle-analytics = "16.0.8"\n[libraries]\nanalytics = { module = "com.google:analytics", version.ref = "google-analytics" }\n```\n'
+    indented = "# Strategy\n\n```python\n        self.I(\n\t\ttalib.CDS3BLACKCROWS,\n                self.data.Open,\n        )\n```\n"
+    dots = "# Loop\n\n```python\nfor x in xs:\n    print(x)\n・・・\n```\n"
+    for text in (toml, indented, dots):
+        assert not {"rule:syntax-yaml", "rule:syntax-python"} & sources("code_quality", text), text[:20]
+    assert "rule:syntax-yaml" in sources("code_quality", "# Bad\n\n```yaml\nkey: [unclosed\n```\n")
+    assert "rule:syntax-python" in sources("code_quality", "# Bad\n\n```python\ndef f(:\n    pass\n```\n")
+
+
+def test_a_placeholder_host_is_no_link_and_notsecure_no_credential():
+    host = "# Superset\n\n- https://{supersetサーバーのIPアドレス}:8088\n"
+    assert not {"rule:malformed-url", "rule:bare-url-swallow"} & (sources("link", host) | sources("markdown_format", host))
+    sample = '# Certs\n\n```csharp\nvar certPassword = "notsecure";\n```\n'
+    assert "rule:hardcoded-credential" not in sources("code_quality", sample)
+    for text in ("Images accumulate metadata and other cruft.", "The modular synth artist streams live."):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\n{text}\n"), text

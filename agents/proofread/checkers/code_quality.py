@@ -28,7 +28,7 @@ TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
 ELISION = re.compile(
-    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…)\s*[,\]}]?\s*$"
+    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…|・・・|･･･)\s*[,\]}]?\s*$"
     r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$",  # `{{ 省略 }}`: lines left out
     re.M,
 )
@@ -166,6 +166,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
         if language in PYTHON and all(SHELL_COMMAND.match(line) for line in block.content.splitlines() if line.strip()):
             return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
+        if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
+            return []  # the first line is indented: lines from inside a function or class, an excerpt
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
         if language in YAML | JSON and DIFF_LINE.search(block.content):
@@ -181,6 +183,8 @@ class CodeQualityChecker(BaseChecker):
                         return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
                     if name == "YAML" and "undefined alias" in problem.message:
                         return []  # `<<: *defaults` from an anchor in another block: an excerpt
+                    if name == "YAML" and _parses_as_toml(block.content):
+                        return []  # `[versions]` / `key = "1.0"`: TOML under a yaml tag (some sites highlight no toml)
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
@@ -377,3 +381,11 @@ def unclosed_opener(script: str) -> tuple[str, int] | None:
             elif word in closers and stack and stack[-1][0] == closers[word]:
                 stack.pop()
     return stack[-1] if stack else None
+
+
+def _parses_as_toml(text: str) -> bool:
+    try:
+        check_toml(text)
+    except SyntaxProblem:
+        return False
+    return True

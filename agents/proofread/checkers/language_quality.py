@@ -118,6 +118,10 @@ def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) 
         style, count = counts.most_common(1)[0]
         if count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
             registers[section] = style
+        elif section == 0 and count == counts.total():
+            # The lines before the first heading all in one style: the writer's note to the reader
+            # (「フルコードは…にあります。」 over a plain series), however short.
+            registers[section] = style
     return registers
 
 

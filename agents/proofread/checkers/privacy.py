@@ -81,7 +81,7 @@ _ASSIGNED_RUN = re.compile(r"[\w.-]*")
 _ASSIGNED_TAIL = re.compile(r"(?i)" + _ASSIGNED_VALUE)
 PLACEHOLDER = re.compile(
     r"(?i)(example|sample|dummy|placeholder|your|xxx|yyy|\*\*\*|<|>|\.\.\.|…|changeme|redacted|"
-    r"masked|hoge|fuga|piyo|foo|bar|test|fake|todo|replace|abcdef|123456|\$\{|\{\{|env|getenv|process\.)"
+    r"masked|hoge|fuga|piyo|foo|bar|test|fake|todo|replace|abcdef|123456|insecure|notsecure|\$\{|\{\{|env|getenv|process\.)"
 )
 EMAIL = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]+@[A-Za-z0-9.-]+\.[A-Za-z]{2,}(?![\w-])")
 _EMAIL_START = re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+-]")
