@@ -101,6 +101,7 @@ _FORMAL_NOUNS = {"こと", "事", "ため", "為", "よう", "様", "もの", "�
 # Same-word repetitions that are idiomatic, not typing slips (めでたしめでたし, などなど).
 _REDUPLICATION_POS = {"副詞", "感動詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
 _REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
+_EXISTENCE_VERBS = frozenset({"ある", "いる"})
 _KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
 _SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
 _OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
@@ -227,6 +228,7 @@ def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
             and previous.pos1 not in _REDUPLICATION_POS
             and previous.pos2 not in _REDUPLICATION_POS2
             and previous.pos[2] != "副詞可能"  # 毎回毎回, 都度都度, 毎日毎日: a time noun doubled for emphasis
+            and not (previous.pos1 == "動詞" and previous.surface in _EXISTENCE_VERBS)  # 「あるある」「いるいる」: one colloquial word
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
             and current.begin - previous.end <= 1

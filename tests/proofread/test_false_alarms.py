@@ -1115,3 +1115,8 @@ def test_a_placeholder_host_is_no_link_and_notsecure_no_credential():
     assert "rule:hardcoded-credential" not in sources("code_quality", sample)
     for text in ("Images accumulate metadata and other cruft.", "The modular synth artist streams live."):
         assert "rule:spelling" not in sources("language_quality", f"# Notes\n\n{text}\n"), text
+
+
+def test_aruaru_is_one_colloquial_word():
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "タブが多すぎるのはchromeあるあるだと思います。\n")
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "設定をを変更すると動きます。\n")
