@@ -287,7 +287,7 @@ def _real_url_password(url: str, password: str) -> bool:
     return len(password) >= 8 and not PLACEHOLDER.search(password)
 
 
-def _expired_jwt(token: str, now: float | None = None) -> bool:
+def _expired_jwt(token: str) -> bool:
     """Whether the JWT says it has expired (`exp` in its payload is past): the token a tutorial's
     local server issued in 2022 opens nothing any more. No `exp`, or one that cannot be read: not
     known to be expired."""
@@ -297,7 +297,7 @@ def _expired_jwt(token: str, now: float | None = None) -> bool:
     except (binascii.Error, ValueError):
         return False
     expiry = claims.get("exp") if isinstance(claims, dict) else None
-    return isinstance(expiry, (int, float)) and not isinstance(expiry, bool) and expiry < (time.time() if now is None else now)
+    return isinstance(expiry, (int, float)) and not isinstance(expiry, bool) and expiry < time.time()
 
 
 def _is_placeholder_token(value: str) -> bool:
