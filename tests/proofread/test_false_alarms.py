@@ -1120,3 +1120,18 @@ def test_a_placeholder_host_is_no_link_and_notsecure_no_credential():
 def test_aruaru_is_one_colloquial_word():
     assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "タブが多すぎるのはchromeあるあるだと思います。\n")
     assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "設定をを変更すると動きます。\n")
+
+
+def test_an_image_captioned_right_below_needs_no_alt_text():
+    captioned = (
+        "# Setup\n\nPython を入れます。\n\n![](/images/python12.png)\n*私のPCにインストールされたPython3のバージョン*\n\n"
+        "![](https://cdn.example.com/a.png)\n<figcaption style=\"font-size:14px\">新しいソースコード構造</figcaption>\n"
+    )
+    assert "rule:image-alt" not in sources("markdown_format", captioned)
+    for uncaptioned in (
+        "![](/images/a.png)\n\n*a paragraph of emphasis, a blank line away*\n",  # not right below
+        "![](/images/a.png)\n_従来の推論、https://example.org/intro からの引用_\n",  # names only its source
+        "![](/images/a.png)\nこちらのスクショは設定済みです。\n",  # a sentence, not a caption
+        "See ![](/images/a.png) inline\n*caption*\n",  # the image is not alone on its line
+    ):
+        assert "rule:image-alt" in sources("markdown_format", "# Setup\n\n" + uncaptioned), uncaptioned

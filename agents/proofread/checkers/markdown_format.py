@@ -54,6 +54,26 @@ EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
+IMAGE_ONLY_LINE = re.compile(r"^\s*(?:!\[\]\([^)]*\)\s*)+$")
+# A figure's caption on the line right below its image: Zenn's `*caption*` (its documented caption
+# syntax; `_…_` and bold alike) or HTML's <figcaption>.
+CAPTION_LINE = re.compile(
+    r"^\s*(?:(\*{1,2}|_{1,2})(?=\S)(?P<emphasis>.+?)(?<=\S)\1|<figcaption\b[^>]*>(?P<html>.+?)</figcaption>)\s*$"
+)
+# A caption that only says where the picture comes from does not describe it.
+SOURCE_ONLY = re.compile(r"https?://|引用|出典|転載|\b(?:source|credits?|courtesy|via|photo by|image by)\b", re.I)
+
+
+def _captioned(article: ParsedArticle, line: int) -> bool:
+    """An image alone on its line with a caption right below that says what it shows: HTML lets a
+    figure's caption stand for the alt text, and Zenn writers caption with `*…*` for this."""
+    if not IMAGE_ONLY_LINE.match(article.lines[line - 1]) or line >= len(article.lines):
+        return False
+    caption = CAPTION_LINE.match(article.lines[line])
+    if caption is None:
+        return False
+    text = re.sub(r"<[^>]+>", "", caption.group("emphasis") or caption.group("html") or "")
+    return bool(text.strip()) and not SOURCE_ONLY.search(text)
 
 
 def _is_punctuation(char: str) -> bool:
@@ -381,7 +401,7 @@ class MarkdownFormatChecker(BaseChecker):
                     "Descriptive link text reads better and tells readers where the link goes.",
                     "rule:bare-url",
                 ))
-            elif link.kind == "image" and not link.text.strip():
+            elif link.kind == "image" and not link.text.strip() and not _captioned(article, link.line):
                 issues.append(self.issue(
                     article, "warning", link.line, f"Image {link.url or '(no URL)'} has no alt text.",
                     "Describe the image inside the brackets: ![構成図](…).",
