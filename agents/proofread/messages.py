@@ -498,6 +498,9 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- pymarkdownlnt ---
     **{rule: {en[0] + "{detail}": ja[0] + "{detail}", en[1]: ja[1], en[2]: ja[2]} for rule, (en, ja) in _LINTER.items()},
 }
+MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."] = (
+    "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
+)
 
 # Any rule: the linter's fallbacks.
 SHARED: dict[str, str] = {

@@ -237,7 +237,10 @@ def apply_rule_control(
 
 # Rules whose findings all ask for the same fix, reported once per article past GROUP_AFTER of them,
 # naming every line: 67 screenshots without alt text are one thing to fix, not 67 items to read.
-GROUPED_RULES: dict[str, str] = {"image-alt": "{count} images have no alt text (lines {lines})."}
+GROUPED_RULES: dict[str, str] = {
+    "image-alt": "{count} images have no alt text (lines {lines}).",
+    "md039": "{count} links have spaces inside their text (lines {lines}).",  # a table of contents' every entry
+}
 GROUP_AFTER = 3
 
 
@@ -248,7 +251,7 @@ def grouped_lines(issue: Issue | Mapping[str, object]) -> list[int]:
     """The lines a grouped finding names (its problem, in either language); [] for any other."""
     source = issue.source if isinstance(issue, Issue) else issue.get("source")
     problem = issue.problem if isinstance(issue, Issue) else issue.get("problem")
-    if str(source or "").partition(":")[2] not in GROUPED_RULES:
+    if str(source or "").partition(":")[2].lower() not in GROUPED_RULES:
         return []
     found = _GROUP_LINES.search(str(problem or ""))
     return [int(n) for n in (found.group(1) or found.group(2)).split(", ")] if found else []

@@ -1135,3 +1135,35 @@ def test_an_image_captioned_right_below_needs_no_alt_text():
         "See ![](/images/a.png) inline\n*caption*\n",  # the image is not alone on its line
     ):
         assert "rule:image-alt" in sources("markdown_format", "# Setup\n\n" + uncaptioned), uncaptioned
+
+
+def test_an_elided_value_or_a_lone_jwt_header_is_no_secret():
+    def block(value: str) -> str:
+        return f'# Response\n\n```json\n{{\n  "token": "{value}",\n  "token_type": "jwt"\n}}\n```\n'
+
+    for shown in ("eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9...", "eyJhbGciOiJSUzI1NiIsInR5cCI6IkpXVCJ9", "q9Zr7LmQ2vK8sWbN4pYd1Hc6…"):
+        assert "rule:assigned-secret" not in sources("privacy", block(shown)), shown
+    assert "rule:assigned-secret" in sources("privacy", block("q9Zr7LmQ2vK8sWbN4pYd1Hc6xT3e"))
+
+
+def test_an_ellipsis_with_a_word_for_what_was_left_out_marks_an_excerpt():
+    snippet = '# Snippets\n\n```json:tsx.code-snippets\n{\n  ....省略\n  "console.log": {\n    "prefix": "log"\n  }\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", snippet)
+    broken = '# Snippets\n\n```json\n{\n  "console.log": {\n    "prefix": "log",\n  }\n}\n```\n'
+    assert "rule:syntax-json" in sources("code_quality", broken)
+
+
+def test_a_block_whose_body_is_a_comment_is_a_template_not_a_syntax_error():
+    template = (
+        "# Handler\n\n```python\ndef handler(event, context):\n    try:\n        # Lambda で実行したい処理を実装\n"
+        "    except TimeoutError:\n        logger.exception('timed out')\n```\n"
+    )
+    assert "rule:syntax-python" not in sources("code_quality", template)
+    missing = "# Handler\n\n```python\ndef handler(event, context):\n    try:\n    except TimeoutError:\n        pass\n```\n"
+    assert "rule:syntax-python" in sources("code_quality", missing)
+
+
+def test_wo_katate_ni_is_a_fixed_phrase_and_tool_names_are_words():
+    assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + "私はチートシートを片手に操作を覚えていきました。\n")
+    english = "# Stack\n\nWe use wandb tracking, metrics in librato, and the skkeleton input method.\n"
+    assert "rule:spelling" not in sources("language_quality", english)

@@ -10,7 +10,7 @@ import pytest
 from agents.proofread.agent import ProofreadAgent
 from agents.proofread.config import GraphConfig
 from agents.proofread.parser import parse_article
-from agents.proofread.rules import RuleConfigError, apply_rule_control, rule_id
+from agents.proofread.rules import RuleConfigError, apply_rule_control, grouped_lines, rule_id
 from agents.proofread.schemas import Issue
 from tests.proofread.conftest import offline_deps, start_conversation
 
@@ -162,6 +162,25 @@ def test_many_images_without_alt_text_are_one_finding_naming_every_line():
     parsed = parse_article(quiet)
     kept = apply_rule_control(_checked(quiet), {}, parsed.suppressions)
     assert [(i.problem, i.line_start) for i in kept if i.source == "rule:image-alt"] == [("Image /x.png has no alt text.", 29)]
+
+
+def test_a_table_of_contents_with_spaces_inside_its_link_texts_is_one_finding():
+    from agents.proofread.checkers import CHECKER_CLASSES
+    from agents.proofread.linter import LinterWorker
+    from agents.proofread.messages import to_japanese
+    from tests.proofread.test_false_alarms import context
+
+    entries = "".join(f"- [Part {n} ](#part-{n})\n" for n in range(1, 6))
+    checker = CHECKER_CLASSES["markdown_format"](context())
+    checker.context.linter = LinterWorker()
+    try:
+        linted = checker._linter(parse_article(f"# Guide\n\n{entries}"))
+    finally:
+        checker.context.linter.close()
+    found = [i for i in apply_rule_control(linted, {}) if i.source == "pymarkdownlnt:MD039"]
+    assert [(i.problem, i.line_start) for i in found] == [("5 links have spaces inside their text (lines 3, 4, 5, 6, 7).", 3)]
+    assert to_japanese("md039", found[0].problem) == "内側に空白のあるリンクテキストが5個あります（3, 4, 5, 6, 7行目）。"
+    assert grouped_lines(found[0]) == [3, 4, 5, 6, 7]
 
 
 def test_in_order_to_is_a_rule_of_its_own_off_by_default_that_a_project_can_turn_on():

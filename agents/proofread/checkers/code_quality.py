@@ -28,8 +28,9 @@ TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
 ELISION = re.compile(
-    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.\.\.|…|・・・|･･･)\s*[,\]}]?\s*$"
-    r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$",  # `{{ 省略 }}`: lines left out
+    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]?\s*$"
+    r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`: lines left out
+    r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$",  # `....省略`
     re.M,
 )
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
@@ -271,6 +272,7 @@ def check_python(source: str) -> None:
         lines = [line[4:] if line.startswith((">>> ", "... ")) else "" for line in lines]
     # IPython magics (%matplotlib, !pip) and help (obj? / obj??)
     lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
+    lines = _comment_bodies_filled(lines)
     text = textwrap.dedent("\n".join(lines))
     try:
         with warnings.catch_warnings():  # `0x1for` and `"\d"` warn on stderr; the article's code is not ours to warn about
@@ -278,6 +280,34 @@ def check_python(source: str) -> None:
             compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
+
+
+_BLOCK_OPENER = re.compile(r"^(\s*)[^#\s].*:\s*(?:#.*)?$")
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip())
+
+
+def _comment_bodies_filled(lines: list[str]) -> list[str]:
+    """A block whose body is only a comment (`try:` / `# ここに処理を書く` / `except …:`) is a
+    template the reader fills in: the comment stands for the body, so it becomes `pass` (the line
+    count unchanged)."""
+    filled = list(lines)
+    for index, line in enumerate(lines):
+        opener = _BLOCK_OPENER.match(line)
+        if opener is None:
+            continue
+        body = index + 1
+        comments = []
+        while body < len(lines) and (not lines[body].strip() or lines[body].lstrip().startswith("#")):
+            if lines[body].strip() and _indent(lines[body]) > _indent(line):
+                comments.append(body)
+            body += 1
+        if comments and (body == len(lines) or _indent(lines[body]) <= _indent(line)):
+            last = comments[-1]
+            filled[last] = " " * _indent(lines[last]) + "pass"
+    return filled
 
 
 def check_json(source: str) -> None:

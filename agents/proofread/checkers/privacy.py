@@ -255,6 +255,8 @@ def find_secrets(line: str, number: int) -> list[Finding]:
     for match in assigned_secrets(line):
         value = match.group(2).rstrip(".,;")
         start = match.start(2)
+        if _cut_short(match.group(2), line[match.end(2) :]) or _jwt_header(value):
+            continue
         before = bisect_right(starts, start)
         if before and furthest[before - 1] > start:
             continue
@@ -285,6 +287,23 @@ def _real_url_password(url: str, password: str) -> bool:
     if host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host:
         return looks_random(password)
     return len(password) >= 8 and not PLACEHOLDER.search(password)
+
+
+def _cut_short(value: str, after: str) -> bool:
+    """A value the writer elided (`"eyJhbGciOi...`, `sk_live_51H…`): what is shown opens nothing."""
+    return value.endswith("..") or after.lstrip("\"'").startswith(("…", "..."))
+
+
+def _jwt_header(value: str) -> bool:
+    """One base64url segment that decodes to a JWT header (`{"alg": …}`): public by design, the
+    part of a token that says how it is signed, not the token."""
+    if not value.startswith("eyJ") or "." in value:
+        return False
+    try:
+        header = json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
+    except (binascii.Error, ValueError):
+        return False
+    return isinstance(header, dict) and "alg" in header
 
 
 def _expired_jwt(token: str) -> bool:
