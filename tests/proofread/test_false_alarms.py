@@ -1167,3 +1167,23 @@ def test_wo_katate_ni_is_a_fixed_phrase_and_tool_names_are_words():
     assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + "私はチートシートを片手に操作を覚えていきました。\n")
     english = "# Stack\n\nWe use wandb tracking, metrics in librato, and the skkeleton input method.\n"
     assert "rule:spelling" not in sources("language_quality", english)
+
+
+def test_a_block_listing_several_files_is_checked_file_by_file():
+    listing = (
+        "# Review apps\n\n```yaml\n# in kustomization.yaml\nconfigMapGenerator:\n- envs:\n  - .env\n  name: rules\n\n"
+        "# in .env : the variables the ConfigMap is made of\nARGOCD_ENV_NAMESPACE\nARGOCD_ENV_FQDN\n\n"
+        "# in .replacement_ns.yaml : replace the namespace\nsource:\n  kind: ConfigMap\n```\n"
+    )
+    assert "rule:syntax-yaml" not in sources("code_quality", listing)
+    broken = listing.replace("  kind: ConfigMap", "  kind: [ConfigMap")
+    assert lines("code_quality", broken, "rule:syntax-yaml") == [16]  # the error in the YAML file is still found
+
+
+def test_sections_start_at_the_first_headings_level_when_later_headings_are_higher():
+    polite = "".join(f"## 手順{n}\n\nこの設定では{n}番目の値を変更します。\n\n" for n in range(3))
+    plain = "## 補足\n\nこの方法は設定を一つにまとめる。\n\nデフォルトの値を使う場合も引数は不要だ。\n\n呼び出しは以下のようになる。\n\n"
+    closing = "# まとめ\n\n以上の方法を紹介しました。\n\n# 参考文献\n\n公式の文書を参照しました。\n"
+    assert "rule:mixed-style" not in sources("language_quality", polite + plain + closing)  # a part in its own register
+    slip = polite.replace("2番目の値を変更します。", "2番目の値を変更する。")
+    assert "rule:mixed-style" in sources("language_quality", slip + plain + closing)

@@ -324,9 +324,31 @@ def check_json(source: str) -> None:
         raise SyntaxProblem(exc.lineno, exc.msg) from None
 
 
+# `# in kustomization.yaml`, `# file: .env`, `# config/app.yml`: a comment naming the file the lines
+# below it belong to.
+FILE_MARKER = re.compile(r"^#\s*(?:in\s+|file(?:name)?\s*:\s*)?(?P<name>[\w./-]*\.[A-Za-z0-9]+)\s*(?::.*)?$")
+YAML_FILE = re.compile(r"(?i)\.ya?ml$")
+
+
+def yaml_files_only(source: str) -> str:
+    """A block that lists several files, each under a comment naming it, as the YAML documents of its
+    YAML files: each marker opens a document (`---`), a file of another kind (`.env`) is blanked;
+    the line count is unchanged. A block with fewer than two markers is returned as it is."""
+    lines = source.split("\n")
+    markers = [(index, match.group("name")) for index, line in enumerate(lines) if (match := FILE_MARKER.match(line))]
+    if len(markers) < 2:
+        return source
+    kept = lines[: markers[0][0]]
+    for (index, name), (end, _next) in zip(markers, [*markers[1:], (len(lines), "")], strict=True):
+        body = lines[index + 1 : end]
+        kept += ["---", *(body if YAML_FILE.search(name) else [""] * len(body))]
+    return "\n".join(kept)
+
+
 def check_yaml(source: str) -> None:
     if "{{" in source or "{%" in source:
         return  # Helm / Jinja templates are not YAML until rendered
+    source = yaml_files_only(source)
     try:
         # compose, not load: CloudFormation's !Ref and other custom tags are valid syntax.
         for _ in yaml.compose_all(source, Loader=yaml.SafeLoader):

@@ -92,10 +92,15 @@ TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
 
 
 def section_starts(article: ParsedArticle) -> list[int]:
-    """The lines of the section headings, in order: the headings of the highest level used more than
-    once (a lone `#` over `##` sections is a title)."""
+    """The lines of the section headings, in order: the headings of the first heading's level when
+    that level is used more than once (`##` sections followed by `#` appendices: both open
+    sections), else of the highest level used more than once (a lone `#` over `##` sections is a
+    title); every heading of that level or higher."""
     levels = Counter(heading.level for heading in article.headings)
-    level = min((lvl for lvl, count in levels.items() if count > 1), default=min(levels, default=1))
+    first = article.headings[0].level if article.headings else 1
+    level = first if levels[first] > 1 else min(
+        (lvl for lvl, count in levels.items() if count > 1), default=min(levels, default=1)
+    )
     return sorted(h.line for h in article.headings if h.level <= level)
 
 
