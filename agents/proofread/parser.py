@@ -58,6 +58,9 @@ UNDEFINED_REFERENCE = re.compile(r"(?<![A-Za-z0-9_\]])\[([^\[\]\n]*)\]\[([^\[\]\
 # Hugo shortcodes {{< … >}} / {{% … %}}: template calls, not text or links. `[^{}]` stops each
 # opener at the next brace, so every character is read by at most one opener.
 SHORTCODE = re.compile(r"\{\{[<%][^{}]*[>%]\}\}")
+# Jekyll's Liquid code blocks: `{% highlight python linenos %}` … `{% endhighlight %}`.
+LIQUID_HIGHLIGHT = re.compile(r"^\s{0,3}\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}\s*$")
+LIQUID_END = re.compile(r"^\s{0,3}\{%-?\s*endhighlight\s*-?%\}\s*$")
 QUOTE_MARKERS = re.compile(r"^[ >]*>")
 FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
@@ -154,8 +157,9 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
     for index in range(fm_count):
         kinds[index] = "front_matter"
 
-    walk = _Walk(lines, kinds, fm_count)
-    walk.run(markdown().parse("\n".join(lines[fm_count:])))
+    fenced = liquid_fences(lines)
+    walk = _Walk(fenced, kinds, fm_count)
+    walk.run(markdown().parse("\n".join(fenced[fm_count:])))
 
     detected = detect_platform(front_matter, fm_format, walk.syntax, declared=platform)
     return ParsedArticle(
@@ -181,6 +185,20 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
         list_starts=walk.list_starts,
         thematic_breaks=walk.thematic_breaks,
     )
+
+
+def liquid_fences(lines: list[str]) -> list[str]:
+    """`lines` with each closed Liquid highlight block's tags written as a fence (`~~~~~python` …
+    `~~~~~`), so the code inside is code (a `# comment` in it is no heading); the line count is kept."""
+    fenced = list(lines)
+    opened: tuple[int, str] | None = None
+    for index, line in enumerate(lines):
+        if opened is None and (start := LIQUID_HIGHLIGHT.match(line)):
+            opened = (index, start.group(1))
+        elif opened is not None and LIQUID_END.match(line):
+            fenced[opened[0]], fenced[index] = f"~~~~~{opened[1]}", "~~~~~"
+            opened = None
+    return fenced
 
 
 # --- front matter --------------------------------------------------------------------------------

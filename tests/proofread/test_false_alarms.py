@@ -1187,3 +1187,47 @@ def test_sections_start_at_the_first_headings_level_when_later_headings_are_high
     assert "rule:mixed-style" not in sources("language_quality", polite + plain + closing)  # a part in its own register
     slip = polite.replace("2番目の値を変更します。", "2番目の値を変更する。")
     assert "rule:mixed-style" in sources("language_quality", slip + plain + closing)
+
+
+def test_jekyll_highlight_blocks_are_code():
+    article = (
+        "---\nlayout: post\ntitle: Shell\n---\n\nThe shell:\n\n{% highlight python %}\n"
+        "# the following lines are adapted from debugsqlshell\nfrom django.db.backends import utils\n"
+        "{% endhighlight %}\n\nDone.\n"
+    )
+    parsed = parse_article(article)
+    assert [(b.language, b.start_line) for b in parsed.code_blocks] == [("python", 8)]
+    assert not parsed.headings  # the comment inside is code, not a heading
+    assert "rule:empty-section" not in sources("structure", article)
+    from agents.proofread.checkers.markdown_format import linter_view
+
+    assert linter_view(parsed).split("\n")[7:11] == ["~~~~~python", parsed.lines[8], parsed.lines[9], "~~~~~"]
+
+
+def test_a_one_label_host_with_a_port_is_a_machine_name():
+    assert "rule:malformed-url" not in sources("link", "# Access\n\nPoint it to https://k3s-master:6443 instead.\n")
+    assert "rule:malformed-url" in sources("link", "# Access\n\nSee https://examplecom/docs for more.\n")
+
+
+def test_a_dressed_up_default_password_is_a_stand_in():
+    code = '# Users\n\n```py\ncreate_user(User(username="nikawamikan", password="P@SSW0RD"))\n```\n'
+    assert "rule:hardcoded-credential" not in sources("code_quality", code)
+    assert "rule:hardcoded-credential" in sources("code_quality", code.replace("P@SSW0RD", "correcthorse"))
+    analyzer = '# Index\n\n```json\n{\n  "tokenizer" : "standard",\n  "token_chars": "letter"\n}\n```\n'
+    assert "rule:hardcoded-credential" not in sources("code_quality", analyzer)  # a tokenizer is no token
+
+
+def test_python_312_type_parameters_are_not_judged_by_an_older_interpreter():
+    generic = "# Generics\n\n```py\ndef hoge[T](obj: T) -> T:\n    return obj\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", generic)
+    assert "rule:syntax-python" in sources("code_quality", "# Broken\n\n```py\ndef json(self)\n    return 1\n```\n")
+
+
+def test_skillset_is_a_word():
+    assert "rule:spelling" not in sources("language_quality", "# Career\n\nWhether you want to grow your skillset or lead a team.\n")
+
+
+def test_one_word_in_straight_quotes_is_a_string_mentioned():
+    ngrams = '# Search\n\nThe filter turns "guidebook" into "gui", "guid", "guide", "guideb" and so on.\n'
+    assert "rule:spelling" not in sources("language_quality", ngrams)
+    assert "rule:spelling" in sources("language_quality", "# Search\n\nThe filter turns it into a guideb and so on.\n")

@@ -8,6 +8,7 @@ import json
 import re
 import shutil
 import subprocess
+import sys
 import textwrap
 import tomllib
 import warnings
@@ -52,6 +53,13 @@ EXTENSIONS = {
     ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".sh": SHELL | {"zsh"},
 }
 COMMON_DEFAULT_PASSWORDS = {"postgres", "root", "admin", "password", "secret", "mysql", "example", "pass", "guest"}
+_LEET = str.maketrans("@4301!$5", "aaeoiiss")
+
+
+def default_password(value: str) -> bool:
+    """A tutorial default, however it is dressed up: `P@SSW0RD`, `Passw0rd!`, `admin123`."""
+    plain = value.lower().rstrip("0123456789!?.").translate(_LEET)
+    return plain in COMMON_DEFAULT_PASSWORDS or value.lower() in COMMON_DEFAULT_PASSWORDS
 # A shell command feeding the block's document through a here-document (`cat <<EOF | vela up -f -`).
 HEREDOC = re.compile(r"^[^\n]*<<-?\s*['\"]?[A-Za-z_]\w*['\"]?[^\n]*$", re.MULTILINE)
 CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
@@ -206,13 +214,13 @@ class CodeQualityChecker(BaseChecker):
                 continue  # the privacy checker reports it as critical
             for match in assigned_secrets(line):
                 key, value = match.group(1), match.group(2).rstrip(".,;")
-                if not re.search(r"(?i)secret|token|passw|api[_-]?key|apikey|private", key) or _WHERE_KEPT.search(key):
+                if not re.search(r"(?i)secret|token(?!i[sz])|passw|api[_-]?key|apikey|private", key) or _WHERE_KEPT.search(key):
                     continue  # `secretName: my-pub-key` names where a secret is kept, not the secret
                 quoted = re.search(r"[\"']" + re.escape(value), line) is not None
                 config_like = block.language in CONFIG_LANGUAGES or bool(
                     re.search(r"(?i)\.(ya?ml|env|ini|toml|cfg)$", block.filename or "")
                 )
-                if PLACEHOLDER.search(value) or value.lower() in COMMON_DEFAULT_PASSWORDS or looks_random(value):
+                if PLACEHOLDER.search(value) or default_password(value) or looks_random(value):
                     continue  # placeholders and tutorial defaults are fine; random values are privacy's
                 if not (quoted or config_like):
                     continue  # `password = read_password()` is code, not a literal
@@ -279,9 +287,13 @@ def check_python(source: str) -> None:
             warnings.simplefilter("ignore", SyntaxWarning)
             compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
+        if sys.version_info < (3, 12) and PEP_695.search(text):
+            return  # `def f[T](…)`, `type X = …`: Python 3.12 grammar this interpreter cannot judge
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
 
 
+# Type parameter lists and `type` aliases (PEP 695, Python 3.12).
+PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
 _BLOCK_OPENER = re.compile(r"^(\s*)[^#\s].*:\s*(?:#.*)?$")
 
 

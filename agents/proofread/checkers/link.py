@@ -73,7 +73,8 @@ def malformed_reason(url: str) -> str | None:
             return "the host contains full-width punctuation"
     if host not in LOCAL_HOSTS and not _is_ip(host):
         labels = host.split(".")
-        if len(labels) < 2 or any(not HOST_LABEL.match(label) for label in labels if label.isascii()):
+        # One label with a port (`https://k3s-master:6443`) names a machine on the writer's network.
+        if (len(labels) < 2 and port is None) or any(not HOST_LABEL.match(label) for label in labels if label.isascii()):
             return f"“{host}” is not a valid host name"
         if labels[-1].isdigit():
             return f"“{host}” is not a valid host name"

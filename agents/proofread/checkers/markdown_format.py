@@ -11,7 +11,7 @@ import unicodedata
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
-from agents.proofread.parser import SHORTCODE
+from agents.proofread.parser import SHORTCODE, liquid_fences
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose
 from bot import workpool
@@ -134,7 +134,7 @@ def linter_view(article: ParsedArticle) -> str:
     out = []
     embeds = {link.line for link in article.links if link.kind == "embed"}
     toml = article.front_matter_format == "toml"  # the linter's front-matter extension reads YAML only
-    for number, line in enumerate(article.lines, start=1):
+    for number, line in enumerate(liquid_fences(article.lines), start=1):
         kind = article.kind(number)
         if (
             kind in ("container", "math")

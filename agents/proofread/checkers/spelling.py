@@ -198,7 +198,7 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     code spans, URLs, link targets, HTML tags, shortcodes; anything with a digit, underscore,
     dot, slash, hyphen or other symbol inside (identifiers, file names, dotted.names, --flags,
     up-to-dateness); words with a capital letter (names, products, acronyms, camelCase); words in
-    emphasis or alone in parentheses; words shorter than four letters."""
+    emphasis, alone in parentheses or alone in straight quotes; words shorter than four letters."""
     masked = _SHORTCODE.sub(lambda m: " " * len(m.group(0)), mask_for_prose(line))
     words: list[tuple[int, str]] = []
     for chunk in _CHUNK.finditer(masked):
@@ -209,6 +209,8 @@ def prose_words(line: str) -> list[tuple[int, str]]:
         opened, closed = text[: len(text) - len(text.lstrip(_LEADING))], text[len(text.rstrip(_TRAILING)) :]
         if any(mark in opened + closed for mark in "*_(") and any(mark in closed for mark in "*_)"):
             continue  # _coined_, *emphasised*, (toolname): deliberate words, not typing slips
+        if '"' in opened and '"' in closed:
+            continue  # "guideb": one word in straight quotes is a string mentioned (an n-gram, a value)
         if core.endswith("'s"):
             core = core[:-2]
         if len(core) >= MIN_LENGTH and _PLAIN_WORD.fullmatch(core) and "'" not in core:
