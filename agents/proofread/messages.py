@@ -177,6 +177,8 @@ MESSAGES: dict[str, dict[str, str]] = {
     "strong-flanking": {
         "Bold text (**…**) next to punctuation such as 「」 or （） will not render.":
             "「」や（）などの記号に接した太字（**…**）は太字になりません。",
+        "{count} bold spans next to punctuation will not render (lines {lines}).":
+            "記号に接していて太字にならない箇所が{count}箇所あります（{lines}行目）。",
         "Move the ** inside the brackets (「**強調**」) or add a space around the ** markers.":
             "** を括弧の内側に移す（「**強調**」）か、** の外側に空白を入れてください。",
         "CommonMark only accepts ** before/after punctuation when the other side is a space or punctuation; Zenn "

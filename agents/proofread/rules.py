@@ -240,6 +240,7 @@ def apply_rule_control(
 GROUPED_RULES: dict[str, str] = {
     "image-alt": "{count} images have no alt text (lines {lines}).",
     "md039": "{count} links have spaces inside their text (lines {lines}).",  # a table of contents' every entry
+    "strong-flanking": "{count} bold spans next to punctuation will not render (lines {lines}).",  # a writer's habit
 }
 GROUP_AFTER = 3
 

@@ -435,6 +435,7 @@ def test_text_that_is_no_code_needs_no_language_tag_but_code_and_sessions_do():
         " +-----+    +------+\n |  A  | -> |dialog|\n +-----+    +------+",
         "ij,jk->ik | arg0,arg1->out1\nik,kl->il | out1,arg2->out0",
         "Output written on sample.dvi (1 page, 1076 bytes).",
+        ",,,,,,,,:,,,,,,,,,,,,\n,,,,,??%%%%%?::*SS%S?:,,,,\n,,,,:%,,,,,+S%%%%%%%%%%,,,,,,\n,,,,,,,,**,,,,,,,**,,,,",  # ASCII art a program drew
     ]
     for content in untagged:
         text = f"# Notes\n\n```\n{content}\n```\n"
@@ -1231,3 +1232,26 @@ def test_one_word_in_straight_quotes_is_a_string_mentioned():
     ngrams = '# Search\n\nThe filter turns "guidebook" into "gui", "guid", "guide", "guideb" and so on.\n'
     assert "rule:spelling" not in sources("language_quality", ngrams)
     assert "rule:spelling" in sources("language_quality", "# Search\n\nThe filter turns it into a guideb and so on.\n")
+
+
+def test_a_gitconfig_under_a_yaml_tag_is_ini_not_broken_yaml():
+    for snippet in ("[user]\n  name = John Doe\n  email = john@example.com", "[alias]\n\tst = status"):
+        assert "rule:syntax-yaml" not in sources("code_quality", f"# Git\n\n```yaml\n{snippet}\n```\n"), snippet
+    assert "rule:syntax-yaml" in sources("code_quality", "# Git\n\n```yaml\nuser:\n  name: [John\n```\n")
+
+
+def test_pelican_metadata_gives_the_title():
+    body = "".join(f"Paragraph {n} of the post about production bugs.\n\n" for n in range(12))
+    pelican = "Title: How I hunt down errors in production\nSlug: prod-bug-hunt\nDate: 2022-05-03 12:00\n\n" + body
+    assert "rule:title" not in sources("structure", pelican)
+    assert "rule:title" in sources("structure", body)
+
+
+def test_an_external_secrets_secret_key_is_a_name():
+    manifest = (
+        "# Secrets\n\n```yaml\nkind: ExternalSecret\nspec:\n  data:\n    - secretKey: retrievedpw # lookup name\n"
+        "      remoteRef:\n        key: generated-grafana-db-secret\n```\n"
+    )
+    assert "rule:hardcoded-credential" not in sources("code_quality", manifest)
+    minio = '# MinIO\n\n```yaml\nminio:\n  accessKey: admin\n  secretKey: "miniostorage"\n```\n'
+    assert "rule:hardcoded-credential" in sources("code_quality", minio)

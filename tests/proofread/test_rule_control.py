@@ -183,6 +183,18 @@ def test_a_table_of_contents_with_spaces_inside_its_link_texts_is_one_finding():
     assert grouped_lines(found[0]) == [3, 4, 5, 6, 7]
 
 
+def test_a_habit_of_bold_ending_in_a_full_stop_is_one_finding():
+    from agents.proofread.messages import to_japanese
+    from tests.proofread.test_false_alarms import run
+
+    text = "# 記録\n\n" + "".join(f"{n}回目に試した。**結果は失敗だった。**次に進む。\n\n" for n in range(5))
+    found = [i for i in apply_rule_control(run("markdown_format", text), {}) if i.source == "rule:strong-flanking"]
+    assert [(i.problem, i.line_start) for i in found] == [
+        ("5 bold spans next to punctuation will not render (lines 3, 5, 7, 9, 11).", 3)
+    ]
+    assert to_japanese("strong-flanking", found[0].problem) == "記号に接していて太字にならない箇所が5箇所あります（3, 5, 7, 9, 11行目）。"
+
+
 def test_in_order_to_is_a_rule_of_its_own_off_by_default_that_a_project_can_turn_on():
     text = "# Build\n\nIt goes without saying that we cache the results in order to save time.\n"
     from tests.proofread.test_false_alarms import run

@@ -57,7 +57,8 @@ class CheckResult:
 # `@def key = value` lines at the very top, with no front-matter fences around it.
 # `key: value`, Franklin's `@def key = value`, and Nikola's `.. key: value` (in a leading comment).
 _HEADER_LINE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+\w+\s*=|[A-Za-z_]\w*:(?:\s|$))")
-_HEADER_TITLE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+title\s*=|title:)\s*(.*)$")
+# `title:` in Nikola's and Franklin's headers, `Title:` in Pelican's.
+_HEADER_TITLE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+title\s*=|[Tt]itle:)\s*(.*)$")
 
 
 def metadata_header(article: ParsedArticle) -> tuple[int, str | None]:

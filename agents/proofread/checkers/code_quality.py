@@ -17,7 +17,7 @@ from collections.abc import Callable
 import yaml
 
 from agents.proofread.checkers.base import BaseChecker
-from agents.proofread.checkers.languages import recognised_language
+from agents.proofread.checkers.languages import is_ini, recognised_language
 from agents.proofread.checkers.privacy import PLACEHOLDER, assigned_secrets, find_secrets, looks_random
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle
 from agents.proofread.text import PROMPT, finditer_by_runs
@@ -92,6 +92,7 @@ def is_stack_trace(content: str) -> bool:
 
 # A key ending in one of these names where a secret is kept or what kind it is (Kubernetes'
 # `secretName`, `secretKeyRef`; `password_file`, `token_type`), not the secret itself.
+_EXTERNAL_SECRET = re.compile(r"^\s*(?:kind:\s*(?:Cluster)?ExternalSecret\b|-?\s*remoteRef:)", re.M)
 _WHERE_KEPT = re.compile(
     r"(?i)(?:name|ref|namespace|path|file|dir|env|var|arn|url|uri|provider|type|kind|store|mount|"
     r"length|ttl|header|field|selector|version|source|location)s?$"
@@ -192,8 +193,8 @@ class CodeQualityChecker(BaseChecker):
                         return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
                     if name == "YAML" and "undefined alias" in problem.message:
                         return []  # `<<: *defaults` from an anchor in another block: an excerpt
-                    if name == "YAML" and _parses_as_toml(block.content):
-                        return []  # `[versions]` / `key = "1.0"`: TOML under a yaml tag (some sites highlight no toml)
+                    if name == "YAML" and (_parses_as_toml(block.content) or is_ini(block.content)):
+                        return []  # `[versions]` / `key = "1.0"`: TOML or INI (a .gitconfig) under a yaml tag
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
@@ -216,6 +217,8 @@ class CodeQualityChecker(BaseChecker):
                 key, value = match.group(1), match.group(2).rstrip(".,;")
                 if not re.search(r"(?i)secret|token(?!i[sz])|passw|api[_-]?key|apikey|private", key) or _WHERE_KEPT.search(key):
                     continue  # `secretName: my-pub-key` names where a secret is kept, not the secret
+                if key == "secretKey" and _EXTERNAL_SECRET.search(block.content):
+                    continue  # an ExternalSecret's `secretKey` names the key in the Secret it writes
                 quoted = re.search(r"[\"']" + re.escape(value), line) is not None
                 config_like = block.language in CONFIG_LANGUAGES or bool(
                     re.search(r"(?i)\.(ya?ml|env|ini|toml|cfg)$", block.filename or "")

@@ -66,13 +66,20 @@ def recognised_language(block: CodeBlock) -> str | None:
     """The tag an untagged block's content calls for (`console`, `sh`, `python`, `json`, `yaml`,
     `sql`, `ini`, `markdown`, …), or None when nothing in it names a language."""
     content = block.content.strip("\n")
-    if not content.strip():
+    if not content.strip() or _drawn(content):
         return None
     for recognise in (_json, _transcript, _commands, _python, _sql, _ini, _signs, _yaml, _markdown):
         language = recognise(content)
         if language:
             return language
     return None
+
+
+def _drawn(content: str) -> bool:
+    """ASCII art (a frame of `,:;%*?` a program drew): mostly signs, hardly a letter or digit. Code
+    and markup are mostly words, whatever their punctuation."""
+    marks = [ch for ch in content if not ch.isspace()]
+    return len(marks) >= 40 and sum(ch.isalnum() for ch in marks) < 0.25 * len(marks)
 
 
 def _json(content: str) -> str | None:
@@ -155,6 +162,11 @@ def _ini(content: str) -> str | None:
     pairs = sum(1 for line in lines if INI_PAIR.match(line))
     sections = sum(1 for line in lines if INI_SECTION.match(line))
     return "ini" if pairs and pairs + sections == len(lines) else None
+
+
+def is_ini(content: str) -> bool:
+    """Sections and `key = value` pairs only (a .gitconfig, a systemd unit): INI."""
+    return _ini(content.strip("\n")) is not None
 
 
 def _signs(content: str) -> str | None:
