@@ -1255,3 +1255,35 @@ def test_an_external_secrets_secret_key_is_a_name():
     assert "rule:hardcoded-credential" not in sources("code_quality", manifest)
     minio = '# MinIO\n\n```yaml\nminio:\n  accessKey: admin\n  secretKey: "miniostorage"\n```\n'
     assert "rule:hardcoded-credential" in sources("code_quality", minio)
+
+
+def test_escaped_asterisks_and_powers_are_no_bold_markers():
+    for prose in ("辞書でx*10**9 + y とかをkeyにする。", "We're done here, right?\n\n*\\*Shrug\\**", "It takes 2**32 steps."):
+        assert "rule:strong-flanking" not in sources("markdown_format", f"# Notes\n\n{prose}\n"), prose
+    assert "rule:strong-flanking" in sources("markdown_format", "# Notes\n\n**履歴の足元が抜ける。**手で直す。\n")
+
+
+def test_vs_code_json_allows_trailing_commas():
+    tasks = '# Build\n\n```json\n{\n  "args": [\n    "${file}",\n    "-Wall",\n  ],\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", tasks)
+    named = '# Build\n\n```json:.vscode/settings.json\n{\n  "editor.tabSize": 2,\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", named)
+    assert "rule:syntax-json" in sources("code_quality", '# Data\n\n```json\n{\n  "args": ["-Wall",],\n}\n```\n')
+
+
+def test_a_url_whose_port_is_a_word_is_a_template():
+    text = "# Access\n\nVisit **http://floatingIP:port**, where floating IP is the address you allocated.\n"
+    assert "rule:malformed-url" not in sources("link", text)
+    assert "rule:malformed-url" in sources("link", "# Access\n\nVisit http://floatingIP:80800 now.\n")
+
+
+def test_protoc_uints_and_raison_are_words():
+    text = "# Kafka\n\nRun protoc on the schema; it converts uints and strings, which is its raison d'être.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+
+
+def test_double_underscores_inside_an_identifier_are_no_markdown():
+    dialogue = '僕: 「main branch の最新 row を 5 件出して」\n\nClaude Code:\n  mcp__neon__run_sql({\n    sql: "SELECT 1"\n  })'
+    assert "rule:code-language" not in sources("code_quality", f"# Use\n\n```\n{dialogue}\n```\n")
+    (issue,) = [i for i in run("code_quality", "# Use\n\n```\nThis is __bold__ text.\n```\n") if i.source == "rule:code-language"]
+    assert "```markdown" in issue.suggestion

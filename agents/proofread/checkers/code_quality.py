@@ -36,6 +36,13 @@ ELISION = re.compile(
 )
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
 JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
+# VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
+# comments and trailing commas; its `${workspaceFolder}` variables, or the file's name, say so.
+VSCODE_VARIABLE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|file|fileBasename\w*|fileDirname|env:\w+|config:[\w.]+)\}")
+JSONC_FILE = re.compile(
+    r"(?i)(?:^|/)(?:\.vscode/|\.devcontainer/)|(?:^|/)(?:settings|tasks|launch|extensions|keybindings|"
+    r"c_cpp_properties|devcontainer|tsconfig|jsconfig)(?:\.[\w-]+)?\.json$"
+)
 # A JSON document starts with an object or an array; members without their object
 # (`"symbol-placement": "line"`) are an excerpt, and `logging {` is another language under the tag.
 JSON_DOCUMENT = re.compile(r"\A\s*[\[{]")
@@ -172,6 +179,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # an excerpt: `...` marks what the author left out, so it cannot parse as a whole
         if language in JSON | YAML | TOML and HEREDOC.search(block.content):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
+        if language in JSON and (VSCODE_VARIABLE.search(block.content) or JSONC_FILE.search(block.filename or "")):
+            return []  # VS Code's JSON with comments and trailing commas (tasks.json, tsconfig.json)
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
         if language in PYTHON and all(SHELL_COMMAND.match(line) for line in block.content.splitlines() if line.strip()):

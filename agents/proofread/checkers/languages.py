@@ -50,7 +50,7 @@ SIGNS: tuple[tuple[re.Pattern[str], str], ...] = (
 )
 # Markdown written to be shown, not rendered: inline markup in pairs, or a link.
 MARKDOWN_MARKUP = re.compile(
-    r"\*\*[^*\s](?:[^\n]*?[^*\s])?\*\*|__[^_\s](?:[^_\n]*[^_\s])?__|~~[^~\s](?:[^~]*[^~\s])?~~"
+    r"\*\*[^*\s](?:[^\n]*?[^*\s])?\*\*|(?<!\w)__[^_\s](?:[^_\n]*[^_\s])?__(?!\w)|~~[^~\s](?:[^~]*[^~\s])?~~"
     r"|(?<![\w*])\*[^*\s](?:[^*\n]*[^*\s])?\*(?![\w*])|(?<![\w_])_[^_\s](?:[^_\n]*[^_\s])?_(?![\w_])"
     r"|\[[^\]\n]+\]\([^)\s]+\)"
 )

@@ -60,6 +60,9 @@ def malformed_reason(url: str) -> str | None:
         return "the URL needs two slashes after the scheme"
     if any(ch.isspace() for ch in url):
         return "the URL contains a space"
+    netloc = re.split(r"[/?#]", rest[2:], maxsplit=1)[0]
+    if re.search(r":[A-Za-z_<{][\w<>{}-]*$", netloc):
+        return None  # `http://floatingIP:port`: a template's stand-ins, not a URL to open
     try:
         parts = urlsplit(url)
         port = parts.port

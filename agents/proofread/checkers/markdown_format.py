@@ -95,20 +95,37 @@ def unrendered_strong(line: str) -> bool:
     return bool(unmatched_strong_runs(line))
 
 
+def _escaped(text: str, position: int) -> bool:
+    """Whether the character at `position` follows an odd number of backslashes."""
+    slashes = len(text[:position]) - len(text[:position].rstrip("\\"))
+    return slashes % 2 == 1
+
+
+def _exponent(text: str, start: int, end: int) -> bool:
+    """`10**9`, `x**2`: Python's power operator written in prose, between an ASCII letter or digit
+    and a digit."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    return before.isascii() and before.isalnum() and after.isascii() and after.isdigit()
+
+
 def unmatched_strong_runs(text: str) -> list[int]:
     """Where the `**` runs are that CommonMark will leave as literal asterisks. `text` is a whole
     paragraph (its lines joined by newlines): bold may open on one line and close on the next."""
     opened: list[int] = []
     unmatched: list[int] = []
     for run in STRONG_RUN.finditer(text):
-        left, right = _flanking(text, run.start(), run.end())
+        start, end = run.start(), run.end()
+        if _escaped(text, start):
+            continue  # `\**` is one literal asterisk and one marker
+        left, right = _flanking(text, start, end)
         if right and opened:
             opened.pop()
         elif left:
-            opened.append(run.start())
+            opened.append(start)
         else:
-            unmatched.append(run.start())
-    return sorted(unmatched + opened)
+            unmatched.append(start)
+    # A `**` left over between a letter or digit and a digit (`10**9`) is a power, not bold.
+    return sorted(at for at in unmatched + opened if not _exponent(text, at, at + 2))
 
 
 def paragraphs(article: ParsedArticle) -> list[list[tuple[int, str]]]:
