@@ -1287,3 +1287,15 @@ def test_double_underscores_inside_an_identifier_are_no_markdown():
     assert "rule:code-language" not in sources("code_quality", f"# Use\n\n```\n{dialogue}\n```\n")
     (issue,) = [i for i in run("code_quality", "# Use\n\n```\nThis is __bold__ text.\n```\n") if i.source == "rule:code-language"]
     assert "```markdown" in issue.suggestion
+
+
+def test_json_lines_are_checked_line_by_line():
+    jsonl = '# Data\n\n```json:test.jsonl\n{"id":1,"nums":[1,2,null]}\n{"id":2,"nums":[]}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", jsonl)
+    assert lines("code_quality", jsonl.replace('{"id":2,', '{"id":2'), "rule:syntax-json") == [5]
+
+
+def test_a_pandoc_title_block_gives_the_title():
+    body = "".join(f"Paragraph {n} of the yearly roundup of network simulators.\n\n" for n in range(12))
+    assert "rule:title" not in sources("structure", "% Open-source network simulation roundup 2025\n\n" + body)
+    assert "rule:title" in sources("structure", body)

@@ -58,6 +58,7 @@ class CheckResult:
 # `key: value`, Franklin's `@def key = value`, and Nikola's `.. key: value` (in a leading comment).
 _HEADER_LINE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+\w+\s*=|[A-Za-z_]\w*:(?:\s|$))")
 # `title:` in Nikola's and Franklin's headers, `Title:` in Pelican's.
+_PANDOC_TITLE = re.compile(r"^%\s+(\S.*)$")
 _HEADER_TITLE = re.compile(r"^(?:\.\.\s+)?(?:@def\s+title\s*=|[Tt]itle:)\s*(.*)$")
 
 
@@ -67,6 +68,8 @@ def metadata_header(article: ParsedArticle) -> tuple[int, str | None]:
     least, from the first line on."""
     if article.front_matter is not None:
         return 0, None
+    if article.lines and (pandoc := _PANDOC_TITLE.match(article.lines[0])):
+        return 1, pandoc.group(1).strip()  # Pandoc's title block: `% Title` (then `% author`, `% date`)
     last, title = 0, None
     # Qiita's exporters keep the same header inside a leading comment: `<!--` / `title: …` / `-->`.
     commented = bool(article.lines) and article.lines[0].strip() == "<!--"

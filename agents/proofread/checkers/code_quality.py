@@ -39,6 +39,7 @@ JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
 # comments and trailing commas; its `${workspaceFolder}` variables, or the file's name, say so.
 VSCODE_VARIABLE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|file|fileBasename\w*|fileDirname|env:\w+|config:[\w.]+)\}")
+JSON_LINES_FILE = re.compile(r"(?i)\.(?:jsonl|ndjson)$")
 JSONC_FILE = re.compile(
     r"(?i)(?:^|/)(?:\.vscode/|\.devcontainer/)|(?:^|/)(?:settings|tasks|launch|extensions|keybindings|"
     r"c_cpp_properties|devcontainer|tsconfig|jsconfig)(?:\.[\w-]+)?\.json$"
@@ -179,6 +180,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # an excerpt: `...` marks what the author left out, so it cannot parse as a whole
         if language in JSON | YAML | TOML and HEREDOC.search(block.content):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
+        if language in JSON and JSON_LINES_FILE.search(block.filename or ""):
+            return self._json_lines(article, block)  # one document per line (test.jsonl)
         if language in JSON and (VSCODE_VARIABLE.search(block.content) or JSONC_FILE.search(block.filename or "")):
             return []  # VS Code's JSON with comments and trailing commas (tasks.json, tsconfig.json)
         if language in JSON and JSON_COMMENT.search(block.content):
@@ -214,6 +217,22 @@ class CodeQualityChecker(BaseChecker):
                         f"The {name} code in this block does not parse.",
                         f"rule:syntax-{name.lower()}",
                     )]
+        return []
+
+    def _json_lines(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
+        """A JSON Lines file: each non-blank line is a JSON document of its own."""
+        for offset, line in enumerate(block.content.split("\n")):
+            try:
+                if line.strip():
+                    json.loads(line)
+            except json.JSONDecodeError as exc:
+                return [self.issue(
+                    article, "warning", block.content_start_line + offset,
+                    f"JSON syntax error: {exc.msg}",
+                    "Fix the JSON so it parses; readers copy code blocks as they are.",
+                    "The JSON code in this block does not parse.",
+                    "rule:syntax-json",
+                )]
         return []
 
     def _credentials(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
