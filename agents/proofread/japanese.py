@@ -102,6 +102,8 @@ _FORMAL_NOUNS = {"こと", "事", "ため", "為", "よう", "様", "もの", "�
 _REDUPLICATION_POS = {"副詞", "感動詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
 _REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
 _EXISTENCE_VERBS = frozenset({"ある", "いる"})
+# Nouns written twice as one word, "at each …" (要所要所で, 場面場面に応じて, 節目節目に).
+_REDUPLICATED_NOUNS = frozenset({"要所", "場面", "局面", "箇所", "節目", "折", "時", "所"})
 _KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
 _SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
 _OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
@@ -229,6 +231,7 @@ def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
             and previous.pos2 not in _REDUPLICATION_POS2
             and previous.pos[2] != "副詞可能"  # 毎回毎回, 都度都度, 毎日毎日: a time noun doubled for emphasis
             and not (previous.pos1 == "動詞" and previous.surface in _EXISTENCE_VERBS)  # 「あるある」「いるいる」: one colloquial word
+            and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
             and current.begin - previous.end <= 1

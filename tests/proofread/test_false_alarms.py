@@ -1299,3 +1299,33 @@ def test_a_pandoc_title_block_gives_the_title():
     body = "".join(f"Paragraph {n} of the yearly roundup of network simulators.\n\n" for n in range(12))
     assert "rule:title" not in sources("structure", "% Open-source network simulation roundup 2025\n\n" + body)
     assert "rule:title" in sources("structure", body)
+
+
+def test_round_27_sweep_causes():
+    # 要所要所 is one word, not a doubled one; a doubled particle still is
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "要所要所で解説していきます。\n")
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "性能比較についてはは下記の記事で解説されています。\n")
+    # Unity's YAML without its %TAG line, Drone's from_secret, a JSON shape with <placeholders>
+    unity = "# Scene\n\n```yaml\n  m_IsActive: 1\n--- !u!4 &5247112485843355343\nTransform:\n  m_ObjectHideFlags: 0\n```\n"
+    assert "rule:syntax-yaml" not in sources("code_quality", unity)
+    drone = "# CI\n\n```yaml\nsettings:\n  password:\n    from_secret: docker_password\n```\n"
+    assert "rule:hardcoded-credential" not in sources("code_quality", drone)
+    shape = '# Protocol\n\n```json\n{\n  "type": "<action>",\n  "data": <any payload based on the action>\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", shape)
+    # a Python REPL result without its prompt, and a lone `if __name__ == "__main__":`
+    for snippet in ("type(a)\n<class 'int'>", "if __name__ == '__main__':"):
+        assert "rule:syntax-python" not in sources("code_quality", f"# Python\n\n```python\n{snippet}\n```\n"), snippet
+    assert "rule:syntax-python" in sources("code_quality", "# Python\n\n```python\nfor x in d:\n    print(x))\n```\n")
+
+
+def test_other_latin_languages_and_long_thanks_lists_are_no_english_typos():
+    vietnamese = "# Notes\n\nThể dục, thể thao sẽ tiết ra chất Endorphin, một trong 4 hormones hạnh phúc.\n"
+    assert "rule:spelling" not in sources("language_quality", vietnamese)
+    thanks = (
+        "# Release\n\n> We'd like to thank everyone who reported these:\n> kevgu, oldman, christmas, brucec, scottw, "
+        "fuzzyman, haibo, Seo\n> Sanghyeon, grizlupo, J. Merrill, perhaps, antont, Jason\n> Ferrara, Matt Beckius, "
+        "and Davy Mitchell.\n"
+    )
+    assert "rule:spelling" not in sources("language_quality", thanks)
+    assert "rule:spelling" not in sources("language_quality", "# Haskell\n\nThe cofree comonad pairs a value with a shape.\n")
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nThe applicatio starts when the server is ready.\n")

@@ -39,6 +39,8 @@ JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
 # comments and trailing commas; its `${workspaceFolder}` variables, or the file's name, say so.
 VSCODE_VARIABLE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|file|fileBasename\w*|fileDirname|env:\w+|config:[\w.]+)\}")
+# A value written as `<what goes here>` instead of JSON: the block describes a shape.
+JSON_PLACEHOLDER = re.compile(r":\s*<[^<>\n\"]+>\s*[,}\n]")
 JSON_LINES_FILE = re.compile(r"(?i)\.(?:jsonl|ndjson)$")
 JSONC_FILE = re.compile(
     r"(?i)(?:^|/)(?:\.vscode/|\.devcontainer/)|(?:^|/)(?:settings|tasks|launch|extensions|keybindings|"
@@ -190,6 +192,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
         if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
             return []  # the first line is indented: lines from inside a function or class, an excerpt
+        if language in JSON and JSON_PLACEHOLDER.search(block.content):
+            return []  # `"data": <any payload>`: a message's shape written as a template
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
         if language in YAML | JSON and DIFF_LINE.search(block.content):
@@ -203,6 +207,8 @@ class CodeQualityChecker(BaseChecker):
                 except SyntaxProblem as problem:
                     if name == "shell" and _looks_like_output(block.content, problem.line):
                         return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
+                    if name == "YAML" and "undefined tag handle" in problem.message:
+                        return []  # Unity's `--- !u!4 &…` without the %TAG line the file opens with: an excerpt
                     if name == "YAML" and "undefined alias" in problem.message:
                         return []  # `<<: *defaults` from an anchor in another block: an excerpt
                     if name == "YAML" and (_parses_as_toml(block.content) or is_ini(block.content)):
@@ -245,6 +251,8 @@ class CodeQualityChecker(BaseChecker):
                 key, value = match.group(1), match.group(2).rstrip(".,;")
                 if not re.search(r"(?i)secret|token(?!i[sz])|passw|api[_-]?key|apikey|private", key) or _WHERE_KEPT.search(key):
                     continue  # `secretName: my-pub-key` names where a secret is kept, not the secret
+                if key.lower() == "from_secret":
+                    continue  # Drone CI's `from_secret: docker_password` names the stored secret
                 if key == "secretKey" and _EXTERNAL_SECRET.search(block.content):
                     continue  # an ExternalSecret's `secretKey` names the key in the Secret it writes
                 quoted = re.search(r"[\"']" + re.escape(value), line) is not None
@@ -312,6 +320,12 @@ def check_python(source: str) -> None:
     # IPython magics (%matplotlib, !pip) and help (obj? / obj??)
     lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     lines = _comment_bodies_filled(lines)
+    # What the interpreter printed, pasted without its >>> (`type(a)` / `<class 'int'>`): output.
+    lines = ["" if PYTHON_REPR.match(line) else line for line in lines]
+    if not [line for line in lines if line.strip()]:
+        return
+    if re.search(r":\s*(?:#.*)?$", [line for line in lines if line.strip()][-1]):
+        return  # the block ends on `if __name__ == "__main__":`: a line shown, not a program
     text = textwrap.dedent("\n".join(lines))
     try:
         with warnings.catch_warnings():  # `0x1for` and `"\d"` warn on stderr; the article's code is not ours to warn about
@@ -325,6 +339,7 @@ def check_python(source: str) -> None:
 
 # Type parameter lists and `type` aliases (PEP 695, Python 3.12).
 PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
+PYTHON_REPR = re.compile(r"^\s*<(?:class|function|module|built-in function|bound method|generator object|\w+(?:\.\w+)* object) [^<>]*>\s*$")
 _BLOCK_OPENER = re.compile(r"^(\s*)[^#\s].*:\s*(?:#.*)?$")
 
 

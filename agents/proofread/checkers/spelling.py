@@ -218,14 +218,29 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     return words
 
 
+_LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
+_ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
+
+
+def _other_latin_language(line: str) -> bool:
+    """A line in another language written in Latin letters (Vietnamese, French, German): a fifth
+    or more of its words carry letters English does not use. Its words are no English typos."""
+    words = _LATIN_WORD.findall(line)
+    return len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words)
+
+
 def listed_names(text: str) -> set[str]:
     """The one-word items of a list of names in a paragraph (`…, Kevin Plattret, krissy, Kyle
-    Barbour, …`: most items capitalised): a lower-case one there is someone's handle."""
+    Barbour, …`: most items capitalised, or a quarter of a list of ten or more): a lower-case one
+    there is someone's handle."""
     names: set[str] = set()
     segments = list_segments(text)
     for first, count, _words in list_items(text):
         items = segments[first : first + count]
-        if sum(1 for item in items if item[:1].isupper()) * 3 >= 2 * len(items):
+        capitalised = sum(1 for item in items if item[:1].isupper())
+        # Most items capitalised; or a long list (a release's thanks to its reporters) where full
+        # names mix with lower-case handles.
+        if capitalised * 3 >= 2 * len(items) or (len(items) >= 10 and capitalised * 4 >= len(items)):
             names.update(item.lower() for item in items if " " not in item)
     return names
 
@@ -316,7 +331,7 @@ class SpellingChecker(BaseChecker):
         quoted = _sic_paragraphs(article) | _one_word_lists(article)
         listed = _paragraph_names(article)
         for number, line in article.prose_lines():
-            if article.kind(number) not in _PROSE_KINDS or number in quoted:
+            if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
                 continue
             names = listed.get(number, set())
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
