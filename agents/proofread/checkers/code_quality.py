@@ -100,9 +100,10 @@ def is_stack_trace(content: str) -> bool:
     return frames >= 3 and frames >= 0.6 * len(lines)
 
 
+# An ExternalSecret manifest, whose `secretKey` fields name keys of the Secret it writes.
+_EXTERNAL_SECRET = re.compile(r"^\s*(?:kind:\s*(?:Cluster)?ExternalSecret\b|-?\s*remoteRef:)", re.M)
 # A key ending in one of these names where a secret is kept or what kind it is (Kubernetes'
 # `secretName`, `secretKeyRef`; `password_file`, `token_type`), not the secret itself.
-_EXTERNAL_SECRET = re.compile(r"^\s*(?:kind:\s*(?:Cluster)?ExternalSecret\b|-?\s*remoteRef:)", re.M)
 _WHERE_KEPT = re.compile(
     r"(?i)(?:name|ref|namespace|path|file|dir|env|var|arn|url|uri|provider|type|kind|store|mount|"
     r"length|ttl|header|field|selector|version|source|location)s?$"
@@ -216,13 +217,7 @@ class CodeQualityChecker(BaseChecker):
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
-                    return [self.issue(
-                        article, "warning", line,
-                        f"{name} syntax error: {problem.message}",
-                        f"Fix the {name} so it parses; readers copy code blocks as they are.",
-                        f"The {name} code in this block does not parse.",
-                        f"rule:syntax-{name.lower()}",
-                    )]
+                    return [self._syntax_issue(article, line, name, problem.message)]
         return []
 
     def _json_lines(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
@@ -230,16 +225,19 @@ class CodeQualityChecker(BaseChecker):
         for offset, line in enumerate(block.content.split("\n")):
             try:
                 if line.strip():
-                    json.loads(line)
-            except json.JSONDecodeError as exc:
-                return [self.issue(
-                    article, "warning", block.content_start_line + offset,
-                    f"JSON syntax error: {exc.msg}",
-                    "Fix the JSON so it parses; readers copy code blocks as they are.",
-                    "The JSON code in this block does not parse.",
-                    "rule:syntax-json",
-                )]
+                    check_json(line)
+            except SyntaxProblem as problem:
+                return [self._syntax_issue(article, block.content_start_line + offset, "JSON", problem.message)]
         return []
+
+    def _syntax_issue(self, article: ParsedArticle, line: int, name: str, message: str) -> Issue:
+        return self.issue(
+            article, "warning", line,
+            f"{name} syntax error: {message}",
+            f"Fix the {name} so it parses; readers copy code blocks as they are.",
+            f"The {name} code in this block does not parse.",
+            f"rule:syntax-{name.lower()}",
+        )
 
     def _credentials(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
         issues = []
@@ -322,10 +320,9 @@ def check_python(source: str) -> None:
     lines = _comment_bodies_filled(lines)
     # What the interpreter printed, pasted without its >>> (`type(a)` / `<class 'int'>`): output.
     lines = ["" if PYTHON_REPR.match(line) else line for line in lines]
-    if not [line for line in lines if line.strip()]:
-        return
-    if re.search(r":\s*(?:#.*)?$", [line for line in lines if line.strip()][-1]):
-        return  # the block ends on `if __name__ == "__main__":`: a line shown, not a program
+    written = [line for line in lines if line.strip()]
+    if not written or re.search(r":\s*(?:#.*)?$", written[-1]):
+        return  # nothing but output, or it ends on `if __name__ == "__main__":`: a line shown, not a program
     text = textwrap.dedent("\n".join(lines))
     try:
         with warnings.catch_warnings():  # `0x1for` and `"\d"` warn on stderr; the article's code is not ours to warn about
