@@ -70,10 +70,12 @@ CONTROL = re.compile(
     r"^\s*(proofread|textlint|markdownlint)-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*)$",
     re.S,
 )
-# Zenn embeds @[card](url), @[youtube](id)…, and Zenn's image size ![alt](url =250x).
+# Zenn embeds @[card](url), @[youtube](id)…, Zenn's image size ![alt](url =250x) and Hashnode's
+# image alignment ![alt](url align="center").
 ZENN_EMBED = re.compile(r"@\[(\w{1,40})\]\(([^()\s]{0,2000})\)")
 ZENN_SIZED_IMAGE = re.compile(
-    r"!\[([^\[\]\n]{0,1000})\]\(\s*([^\s()]{0,2000})(\s+\"[^\"\n]{0,500}\")?\s+(=\d{0,5}x\d{0,5})\s*\)"
+    r"!\[([^\[\]\n]{0,1000})\]\(\s*([^\s()]{0,2000})(\s+\"[^\"\n]{0,500}\")?\s+"
+    r"(=\d{0,5}x\d{0,5}|align=\"(?:left|center|right)\")\s*\)"
 )
 # Kept for callers that limit how deep links nest in link text: CommonMark allows none.
 MAX_LINK_NESTING = 32

@@ -1329,3 +1329,13 @@ def test_other_latin_languages_and_long_thanks_lists_are_no_english_typos():
     assert "rule:spelling" not in sources("language_quality", thanks)
     assert "rule:spelling" not in sources("language_quality", "# Haskell\n\nThe cofree comonad pairs a value with a shape.\n")
     assert "rule:spelling" in sources("language_quality", "# Notes\n\nThe applicatio starts when the server is ready.\n")
+
+
+def test_hashnode_image_alignment_is_no_space_in_the_target():
+    image = '# Post\n\n![An old computer](https://cdn.hashnode.com/res/hashnode/image/upload/v1/0348.png align="center")\n'
+    assert "rule:malformed-url" not in sources("link", image)
+    assert [link.url for link in parse_article(image).links if link.kind == "image"] == [
+        "https://cdn.hashnode.com/res/hashnode/image/upload/v1/0348.png"
+    ]
+    assert "rule:malformed-url" in sources("link", "# Post\n\n[docs](https://example.com/a b)\n")
+    assert "rule:spelling" not in sources("language_quality", "# Apache\n\nAdd a vhost for each site; finance and pharma teams use it.\n")

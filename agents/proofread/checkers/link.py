@@ -336,9 +336,8 @@ def _label(text: str) -> str:
 
 
 def _valid_extra(extra: str) -> bool:
-    return bool(re.fullmatch(r"(\"[^\"]*\"|'[^']*'|\([^)]*\))?\s*(=\d*x\d*)?\s*", extra)) or bool(
-        re.fullmatch(r"=\d*x\d*", extra)
-    )
+    """A title, Zenn's image size (`=250x`) or Hashnode's image alignment (`align="center"`)."""
+    return bool(re.fullmatch(r"(\"[^\"]*\"|'[^']*'|\([^)]*\))?\s*(=\d*x\d*|align=\"(?:left|center|right)\")?\s*", extra))
 
 
 def _relative_path(article: ParsedArticle, link: Link) -> bool:
