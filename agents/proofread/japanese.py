@@ -188,8 +188,19 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if token.surface == "を" and _in_relative_clause(tokens, index):
             continue
+        if token.surface == "は" and _parallel_topics(tokens, first, index):
+            continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+def _parallel_topics(tokens: list[Token], first: int, second: int) -> bool:
+    """「AはBでCはD」: two parallel clauses, the で after B ending the first (the copula's
+    連用形, which the dictionary may read as the case particle); each は has its own clause."""
+    return any(
+        t.surface == "で" and tokens[i - 1].pos1 in ("名詞", "接尾辞") and tokens[i + 1].pos1 in ("名詞", "代名詞")
+        for i, t in enumerate(tokens[first + 2 : second - 1], start=first + 2)
+    )
 
 
 def _in_relative_clause(tokens: list[Token], index: int) -> bool:
@@ -272,12 +283,27 @@ def hedges(tokens: list[Token]) -> list[Token]:
 def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     """The conjunctive 「が」 (〜ですが、) from the second one in a sentence on
     (textlint's no-doubled-conjunctive-particle-ga)."""
+    quoted = _inside_quotes(tokens)
     ga = [
         t for i, t in enumerate(tokens)
-        if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞"
+        if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞" and i not in quoted
         and not (i and tokens[i - 1].conjugation_form.startswith("意志推量形"))
     ]
     return ga[1:]  # 〜しようが〜しようが (whether… or…) is concessive, not a contrast: left out
+
+
+def _inside_quotes(tokens: list[Token]) -> set[int]:
+    """The indexes of the tokens between 「 and 」 (a quoted sentence has its own が)."""
+    inside: set[int] = set()
+    depth = 0
+    for index, token in enumerate(tokens):
+        if token.surface in ("「", "『"):
+            depth += 1
+        elif token.surface in ("」", "』"):
+            depth = max(0, depth - 1)
+        elif depth:
+            inside.add(index)
+    return inside
 
 
 # Auxiliaries that attach to a verb's stem, never straight to a noun: 「実装ます」, 「配布る」,

@@ -1339,3 +1339,13 @@ def test_hashnode_image_alignment_is_no_space_in_the_target():
     ]
     assert "rule:malformed-url" in sources("link", "# Post\n\n[docs](https://example.com/a b)\n")
     assert "rule:spelling" not in sources("language_quality", "# Apache\n\nAdd a vhost for each site; finance and pharma teams use it.\n")
+
+
+def test_parallel_topics_and_a_quoted_ga_are_no_doubled_particles():
+    parallel = JA_HEAD + "C#では「structは値型でclassは参照型である」と言われます。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", parallel)
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "私は彼は好きだと思います。\n")
+    quoted = JA_HEAD + "ECの注文で「注文は作れたが在庫は減っていない」が許されないのと同じですが、ゲームは複雑です。\n"
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", quoted)
+    contrast = JA_HEAD + "設定はできますが、画像は一つですが、スプライトを作成しました。\n"
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", contrast)
