@@ -68,8 +68,7 @@ _LEET = str.maketrans("@4301!$5", "aaeoiiss")
 
 def default_password(value: str) -> bool:
     """A tutorial default, however it is dressed up: `P@SSW0RD`, `Passw0rd!`, `admin123`."""
-    plain = value.lower().rstrip("0123456789!?.").translate(_LEET)
-    return plain in COMMON_DEFAULT_PASSWORDS or value.lower() in COMMON_DEFAULT_PASSWORDS
+    return value.lower().rstrip("0123456789!?.").translate(_LEET) in COMMON_DEFAULT_PASSWORDS
 # A shell command feeding the block's document through a here-document (`cat <<EOF | vela up -f -`).
 HEREDOC = re.compile(r"^[^\n]*<<-?\s*['\"]?[A-Za-z_]\w*['\"]?[^\n]*$", re.MULTILINE)
 CONFIG_LANGUAGES = {"yaml", "yml", "env", "dotenv", "ini", "toml", "properties"}
