@@ -525,6 +525,7 @@ class _Walk:
                                        column=self._column(line, src), extra=extra or _title(child)))
                 if link is not None:
                     text.append(child.content)
+                    link.holds_image = True
             elif kind == "zenn_embed":
                 self.syntax.add("embed")
                 self.links.append(Link(url=child.content, text=child.info, line=line, kind="embed",
@@ -532,12 +533,14 @@ class _Walk:
             elif kind == "text":
                 if link is not None:
                     text.append(child.content)
+                    link.holds_image = True
                 else:
                     self._text(child.content, line)
                 line += child.content.count("\n")
             elif kind == "code_inline":
                 if link is not None:
                     text.append(child.content)
+                    link.holds_image = True
             elif kind == "html_inline":
                 for match in COMMENT.finditer(child.content):
                     self.comments.append((line, match.group(1)))

@@ -113,6 +113,8 @@ class Link(BaseModel):
     alone_on_line: bool = False
     # What follows the URL inside (…): a "title", Zenn's `=250x` image size, or stray text.
     extra: str = ""
+    # A link around an image (`[![alt](thumb.png)](full.png)`): the image's alt text names it.
+    holds_image: bool = False
 
 
 class Heading(BaseModel):

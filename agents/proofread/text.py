@@ -142,6 +142,16 @@ def _blank_url(match: re.Match[str]) -> str:
     return " " * len(url) + match.group(0)[len(url) :]
 
 
+# GFM strikethrough: text the writer has crossed out (a retracted claim, an outdated step).
+_STRUCK = re.compile(r"(?<!~)~~(?=[^\s~])(?:.+?)(?<=[^\s~])~~(?!~)")
+
+
+def mask_struck(line: str) -> str:
+    """The line with ~~struck-through~~ text blanked (columns preserved): the writer has taken
+    it back, so its style, particles and spelling are no longer theirs to fix."""
+    return _STRUCK.sub(blank, line) if "~~" in line else line
+
+
 def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)

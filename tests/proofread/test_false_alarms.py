@@ -1349,3 +1349,29 @@ def test_parallel_topics_and_a_quoted_ga_are_no_doubled_particles():
     assert "rule:doubled-conjunctive-ga" not in sources("language_quality", quoted)
     contrast = JA_HEAD + "設定はできますが、画像は一つですが、スプライトを作成しました。\n"
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", contrast)
+
+
+def test_round_28_sweep_causes():
+    # a paragraph translated into German or Spanish holds no English typos, even with few accents
+    german = "# Typklassen\n\nRow-Typen werden schon lange verwendet, um Informationen darzustellen, nicht nur mit Records.\n"
+    spanish = "# FFI\n\nSin embargo, muchas veces las personas no aprenden la forma de trabajar con ella.\n"
+    for text in (german, spanish):
+        assert "rule:spelling" not in sources("language_quality", text), text
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nI fibbed slightly becuase the game is mostly 2D.\n")
+    assert "rule:spelling" not in sources("language_quality", "# Perl\n\nNo parens are needed after the loop.\n")
+    # struck-out text is retracted: its style and particles are no longer the writer's
+    struck = JA_HEAD + "~~そんな問題をPHPとAjaxの力を借りて解決しようという話です。~~\n\n~~何より再利用性がある。~~\n"
+    assert not {"rule:doubled-particle", "rule:mixed-style"} & set(sources("language_quality", struck))
+    assert "rule:doubled-particle" in sources("language_quality", struck.replace("~~", ""))
+    # an escaped asterisk right before the closing `**` leaves a closing run: bold renders
+    assert "rule:strong-flanking" not in sources("markdown_format", "# Ideas\n\n5. **Review Publishing\\#\\***\n")
+    assert "rule:strong-flanking" in sources("markdown_format", "# Ideas\n\n**Images **- easy to use options\n")
+    # a link around an alt-less image: one finding, the image's (its alt text names the link)
+    image_link = "# Photos\n\n[![](/images/thumb.jpg)][0]\n\n[0]: https://example.com/photo.jpg\n"
+    assert "rule:empty-link-text" not in sources("link", image_link)
+    assert "rule:image-alt" in sources("markdown_format", image_link)
+    assert "rule:empty-link-text" in sources("link", "# Photos\n\n[](https://example.com/photo.jpg) Sepia\n")
+    # an empty heading is reported once, not again as an empty section named 「」
+    empty = "# Title\n\nIntro text here.\n\n###\n\n## Next\n\nMore text here.\n"
+    found = set(sources("structure", empty)) | set(sources("markdown_format", empty))
+    assert "rule:empty-heading" in found and "rule:empty-section" not in found

@@ -34,6 +34,7 @@ from agents.proofread.text import (
     has_japanese,
     list_items,
     mask_for_prose,
+    mask_struck,
     split_sentences,
 )
 from bot.faults import TurnFailed
@@ -219,7 +220,7 @@ class LanguageQualityChecker(BaseChecker):
     def rules(self, article: ParsedArticle) -> list[Issue]:
         header_end, _title = metadata_header(article)
         lines = [
-            (number, mask_for_prose(line) if article.kind(number) != "quote" else "")
+            (number, mask_struck(mask_for_prose(line)) if article.kind(number) != "quote" else "")
             for number, line in article.prose_lines()
             if article.kind(number) in ("text", "list", "quote") and number > header_end
         ]

@@ -185,7 +185,7 @@ class LinkChecker(BaseChecker):
         if TEMPLATE.search(link.url):
             return []  # a Hugo shortcode or Liquid tag: the site generator writes the URL
         found: list[Issue] = []
-        if link.kind == "inline" and not link.text.strip():
+        if link.kind == "inline" and not link.text.strip() and not link.holds_image:  # an image's: rule:image-alt
             found.append(issue(
                 article, "warning", link.line, f"The link to {link.url} has no text.",
                 f"Write the text inside the brackets: [page title]({link.url}).",

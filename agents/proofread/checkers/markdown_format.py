@@ -53,6 +53,7 @@ LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
 STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
+_ESCAPE = re.compile(r"\\[\\*]")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 IMAGE_ONLY_LINE = re.compile(r"^\s*(?:!\[\]\([^)]*\)\s*)+$")
 # A figure's caption on the line right below its image: Zenn's `*caption*` (its documented caption
@@ -95,12 +96,6 @@ def unrendered_strong(line: str) -> bool:
     return bool(unmatched_strong_runs(line))
 
 
-def _escaped(text: str, position: int) -> bool:
-    """Whether the character at `position` follows an odd number of backslashes."""
-    slashes = len(text[:position]) - len(text[:position].rstrip("\\"))
-    return slashes % 2 == 1
-
-
 def _exponent(text: str, start: int, end: int) -> bool:
     """`10**9`, `x**2`: Python's power operator written in prose, between an ASCII letter or digit
     and a digit."""
@@ -113,10 +108,12 @@ def unmatched_strong_runs(text: str) -> list[int]:
     paragraph (its lines joined by newlines): bold may open on one line and close on the next."""
     opened: list[int] = []
     unmatched: list[int] = []
+    # An escaped asterisk is a literal character, punctuation to the run beside it: `\***` is a
+    # literal `*` and a closing `**`, `\**` a literal and a single marker. Each becomes another
+    # punctuation mark (lengths kept); `\\` is a literal backslash, skipped as a pair.
+    text = _ESCAPE.sub(lambda m: "\\!" if m.group() == "\\*" else m.group(), text)
     for run in STRONG_RUN.finditer(text):
         start, end = run.start(), run.end()
-        if _escaped(text, start):
-            continue  # `\**` is one literal asterisk and one marker
         left, right = _flanking(text, start, end)
         if right and opened:
             opened.pop()

@@ -18,7 +18,14 @@ from typing import Any
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.japanese import Token, conjugation_errors, tokenize
 from agents.proofread.schemas import Issue, ParsedArticle
-from agents.proofread.text import Sentence, list_items, list_segments, mask_for_prose, split_sentences
+from agents.proofread.text import (
+    Sentence,
+    list_items,
+    list_segments,
+    mask_for_prose,
+    mask_struck,
+    split_sentences,
+)
 
 WORD_LIST = Path(__file__).resolve().parent.parent / "data" / "technical-words.txt"
 # Runs of characters that are neither white space nor Japanese: the candidates for English words.
@@ -52,6 +59,9 @@ RE_STEM_FREQUENCY = 10_000
 # probably not English prose, and looking up corrections for all of them would only cost time.
 MAX_FINDINGS = 20
 MAX_UNKNOWN = 200
+# A line with at least this many words to check, half of them in no dictionary, is another
+# language (checked on every English line of the labelled articles: none of them is that unknown).
+FOREIGN_MIN_WORDS = 6
 _PREFIXES = ("un", "re", "pre", "non", "sub", "multi", "auto", "de", "co", "inter", "micro", "over",
              "under", "out", "self", "cross", "hyper", "meta", "mis", "post")
 # Words that only occur after another (mostly Latin phrases English borrowed): tail → head.
@@ -223,10 +233,15 @@ _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 
 
 def _other_latin_language(line: str) -> bool:
-    """A line in another language written in Latin letters (Vietnamese, French, German): a fifth
-    or more of its words carry letters English does not use. Its words are no English typos."""
+    """A line in another language written in Latin letters (Vietnamese, French, German, Spanish,
+    Finnish): a fifth or more of its words carry letters English does not use, or half or more of
+    the words the spell check would read (six at least) are in no English dictionary — a summary
+    translated for readers abroad. Its words are no English typos."""
     words = _LATIN_WORD.findall(line)
-    return len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words)
+    if len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words):
+        return True
+    checked = [word for _column, word in prose_words(line)]
+    return len(checked) >= FOREIGN_MIN_WORDS and sum(1 for w in checked if not _in_dictionary(w)) * 2 >= len(checked)
 
 
 def listed_names(text: str) -> set[str]:
@@ -317,7 +332,7 @@ class SpellingChecker(BaseChecker):
     def rules(self, article: ParsedArticle) -> list[Issue]:
         issues = self.english(article)
         if article.language == "ja":
-            lines = [(n, mask_for_prose(line)) for n, line in article.prose_lines() if article.kind(n) in _PROSE_KINDS]
+            lines = [(n, mask_struck(mask_for_prose(line))) for n, line in article.prose_lines() if article.kind(n) in _PROSE_KINDS]
             for sentence in split_sentences(lines, japanese=True):
                 issues += self.japanese(article, sentence, tokenize(sentence.text))
         return issues
@@ -335,7 +350,7 @@ class SpellingChecker(BaseChecker):
                 continue
             names = listed.get(number, set())
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
-            for column, word in prose_words(line):
+            for column, word in prose_words(mask_struck(line)):
                 if word in seen or counts[word] >= 2 or word in names:
                     continue
                 if word in targets:

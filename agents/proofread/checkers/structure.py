@@ -315,6 +315,8 @@ class StructureChecker(BaseChecker):
                 content = [n for n in content if n != heading.line + 1]
             if following is None and not content and _is_closing_mark(heading.text):
                 continue  # 「# 🔚END」, 「## 完」: the author's sign-off, not a section left unwritten
+            if not heading.text.strip():
+                continue  # an empty heading: rule:empty-heading reports it, one finding for one fix
             if not content and (following is None or following.level <= heading.level):
                 issues.append(self.issue(
                     article, "suggestion", heading.line, f"The section “{heading.text}” is empty.",
