@@ -1375,3 +1375,22 @@ def test_round_28_sweep_causes():
     empty = "# Title\n\nIntro text here.\n\n###\n\n## Next\n\nMore text here.\n"
     found = set(sources("structure", empty)) | set(sources("markdown_format", empty))
     assert "rule:empty-heading" in found and "rule:empty-section" not in found
+
+
+def test_round_29_sweep_causes():
+    # 1 polite sentence against 1 plain one is no majority: the message's 「記事の大半」 would be untrue
+    tied = JA_HEAD + "Google の機械学習でテキストから情報を引き出す。\n\n鍵をオンデマンドで取得します。\n"
+    assert "rule:mixed-style" not in sources("language_quality", tied)
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "Google の機械学習でテキストから情報を引き出す。\n")
+    # a Markdown skill file (front matter, then prose) under a yaml tag: only its front matter is YAML
+    skill = "---\nname: publish-article\ncontext: fork  # note\n---\n\n記事を公開する手順：\n1. Lint\n3. published: true に変更\n"
+    assert "rule:syntax-yaml" not in sources("code_quality", f"# Skill\n\n```yaml\n{skill}```\n")
+    broken = skill.replace("context: fork", "context: [fork")
+    assert "rule:syntax-yaml" in sources("code_quality", f"# Skill\n\n```yaml\n{broken}```\n")
+    two_documents = "---\na: 1\n---\nb: [2\n"
+    assert "rule:syntax-yaml" in sources("code_quality", f"# Docs\n\n```yaml\n{two_documents}```\n")
+    # a password for a host only the cluster resolves is a tutorial's, like one for localhost
+    local = "# DB\n\n```text\npostgresql://readonly:readonlypass@app-postgres-ro.app-db.svc.cluster.local:5432/app\n```\n"
+    assert "rule:url-credentials" not in sources("privacy", local)
+    public = local.replace("app-postgres-ro.app-db.svc.cluster.local", "db.mycompany.io")
+    assert "rule:url-credentials" in sources("privacy", public)

@@ -399,10 +399,31 @@ def yaml_files_only(source: str) -> str:
     return "\n".join(kept)
 
 
+# A line a YAML document's body would hold at its left margin: a mapping key or a list item.
+_YAML_TOP_LINE = re.compile(r"^(?:[A-Za-z_\"'][^:\s]*:(?:\s|$)|- |-$)")
+
+
+def front_matter_only(source: str) -> str:
+    """A Markdown file shown under a yaml tag (a skill or prompt file: front matter between `---`
+    lines, then instructions in prose) as its front matter alone: the body is blanked, the line
+    count unchanged. A second YAML document after the `---` (a key or a list item at the margin)
+    keeps the block as it is."""
+    lines = source.split("\n")
+    if not lines or lines[0].strip() != "---":
+        return source
+    closing = next((i for i in range(1, len(lines)) if lines[i].strip() == "---"), None)
+    if closing is None:
+        return source
+    body = lines[closing + 1 :]
+    if not any(line.strip() for line in body) or any(_YAML_TOP_LINE.match(line) for line in body):
+        return source
+    return "\n".join(lines[: closing + 1] + [""] * len(body))
+
+
 def check_yaml(source: str) -> None:
     if "{{" in source or "{%" in source:
         return  # Helm / Jinja templates are not YAML until rendered
-    source = yaml_files_only(source)
+    source = front_matter_only(yaml_files_only(source))
     try:
         # compose, not load: CloudFormation's !Ref and other custom tags are valid syntax.
         for _ in yaml.compose_all(source, Loader=yaml.SafeLoader):

@@ -419,6 +419,8 @@ class LanguageQualityChecker(BaseChecker):
         if len(counts) < 2:
             return []
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
+        if counts[majority] * 2 < counts["plain" if majority == "polite" else "polite"] * 3:
+            return []  # no style holds 大半 (three in five): the article mixes them, no sentence slipped
         starts = section_starts(article)
         registers = _section_registers(starts, styles)
         label = {"polite": "です/ます", "plain": "だ/である"}

@@ -280,11 +280,20 @@ def _in_url_query(line: str, position: int) -> bool:
     return "://" in url and "?" in url.split("://", 1)[1]
 
 
+# Names that resolve only on the writer's own machine or network, or nowhere (RFC 6761 and 6762,
+# RFC 8375's home.arpa, ICANN's .internal; Kubernetes' in-cluster `svc.cluster.local` ends in .local).
+_LOCAL_SUFFIXES = (".localhost", ".local", ".internal", ".home.arpa", ".lan", ".test", ".invalid", ".example")
+
+
 def _real_url_password(url: str, password: str) -> bool:
-    """postgres://postgres:postgres@localhost is a tutorial default; a random password on a
-    real host is a leak."""
+    """postgres://postgres:postgres@localhost is a tutorial default, and so is a password for a
+    host only a private network resolves (`app-db.svc.cluster.local`); a random password on a real
+    host is a leak."""
     host = url.rsplit("@", 1)[1].split(":")[0].split("/")[0].lower()
-    if host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host:
+    if (
+        host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host
+        or host.endswith(_LOCAL_SUFFIXES)
+    ):
         return looks_random(password)
     return len(password) >= 8 and not PLACEHOLDER.search(password)
 
