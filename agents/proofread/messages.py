@@ -247,6 +247,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "The link “{text}” has an empty target ().": "リンク「{text}」のリンク先が空です（()）。",
         "Put the URL inside the parentheses, or remove the link markup.": "丸括弧の中に URL を書くか、リンクの記法を外してください。",
         "An empty link goes nowhere (it reloads the page).": "空のリンクはどこにも行きません（ページが再読み込みされるだけです）。",
+        "The image “{text}” points to a placeholder ({url}).": "画像「{text}」のリンク先が仮の値（{url}）のままです。",
+        "The link “{text}” points to a placeholder ({url}).": "リンク「{text}」のリンク先が仮の値（{url}）のままです。",
+        "Put the real URL in place of the placeholder, or remove the link markup.":
+            "仮の値を本当の URL に置き換えるか、リンクの記法を外してください。",
+        "A note the writer left for later went out with the article: the link leads nowhere.":
+            "後で埋めるつもりの印がそのまま公開されています。リンクはどこにもつながりません。",
     },
     "empty-link-text": {
         "The link to {url} has no text.": "{url} へのリンクにテキストがありません。",

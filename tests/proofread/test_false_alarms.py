@@ -1394,3 +1394,7 @@ def test_round_29_sweep_causes():
     assert "rule:url-credentials" not in sources("privacy", local)
     public = local.replace("app-postgres-ro.app-db.svc.cluster.local", "db.mycompany.io")
     assert "rule:url-credentials" in sources("privacy", public)
+    # ... and a link left pointing at TODO is reported like an empty one
+    todo = "# Setup\n\nThe [CloudNativePG Helm Chart](TODO) is one of the cleanest approaches.\n"
+    assert "rule:empty-link" in sources("link", todo)
+    assert "rule:empty-link" not in sources("link", todo.replace("(TODO)", "(todo.md)"))

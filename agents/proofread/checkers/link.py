@@ -20,6 +20,8 @@ SCHEME_TYPO = re.compile(r"^(h?t?t?p?s?|htps?|hhtps?|htttps?|https?s|ttps?|http[
 # Hugo shortcodes ({{< ref "x.md" >}}, {{% … %}}), Go/Liquid templates ({{ .Site.BaseURL }},
 # {% link … %}) inside a link target.
 TEMPLATE = re.compile(r"\{\{|\{%")
+# Link targets a writer leaves to fill in later: `[the chart](TODO)`.
+PLACEHOLDER_TARGETS = frozenset({"TODO", "TBD", "FIXME", "XXX", "TK"})
 ID_EMBEDS = {"youtube", "speakerdeck", "slideshare", "docswell", "jsfiddle"}
 LOCAL_PATH = re.compile(r"^(file:|[A-Za-z]:[\\/]|\\\\|~/|/Users/|/home/|/tmp/|/var/|/private/|/mnt/)")
 HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
@@ -180,6 +182,14 @@ class LinkChecker(BaseChecker):
                 article, "warning", link.line, f"The {what} “{link.text or '(no text)'}” has an empty target ().",
                 "Put the URL inside the parentheses, or remove the link markup.",
                 "An empty link goes nowhere (it reloads the page).",
+                "rule:empty-link",
+            )]
+        if link.kind in ("inline", "image") and link.url.strip().upper() in PLACEHOLDER_TARGETS:
+            what = "image" if link.kind == "image" else "link"
+            return [issue(
+                article, "warning", link.line, f"The {what} “{link.text or '(no text)'}” points to a placeholder ({link.url}).",
+                "Put the real URL in place of the placeholder, or remove the link markup.",
+                "A note the writer left for later went out with the article: the link leads nowhere.",
                 "rule:empty-link",
             )]
         if TEMPLATE.search(link.url):
