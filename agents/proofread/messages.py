@@ -388,12 +388,14 @@ MESSAGES: dict[str, dict[str, str]] = {
             "社内のホスト名は、組織のインフラや命名規則を明かしてしまいます。",
     },
     # --- structure ---
-    "title": {
+    "no-title": {
         "The article has no title.": "記事にタイトルがありません。",
         "Add front matter with a title, or start with a # heading.":
             "タイトルを含むフロントマターを追加するか、# の見出しで始めてください。",
         "Readers and search results need a title to know what the article is about.":
             "読者にも検索結果にも、記事の内容を示すタイトルが必要です。",
+    },
+    "title": {
         "The front matter has no title.": "フロントマターにタイトルがありません。",
         "Add title: \"…\" to the front matter.": "フロントマターに title: \"…\" を追加してください。",
         "The article cannot be published without a title.": "タイトルがないと記事を公開できません。",

@@ -52,6 +52,11 @@ DEFAULT_SETTINGS: dict[str, str] = {
     # development repositories (gpg and ssh output, foo@foo.com placeholders): an address in a
     # published article is put there on purpose
     "email": "off",
+    # off after round 30: 0 true of 13 on published articles. A post with neither front matter nor
+    # a title header nor a heading keeps its title outside the file (a manifest.json beside it,
+    # the file name, the blogging service); a project whose files carry their titles sets it on.
+    # Front matter without a title is `title`'s finding and stays a critical on Zenn and Qiita.
+    "no-title": "off",
     # suggestions: false warnings on published articles and no true ones
     "syntax-python": "suggestion",  # notebook output, REPL sessions
     "local-path": "suggestion",

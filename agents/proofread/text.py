@@ -385,7 +385,10 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
         return following not in "」』）)"
     if char in ".!?":
         if japanese and char == ".":
-            return False
+            # `…考え方です.個々の…`: a writer who types ASCII , and . for 、 and 。 ends sentences so; a
+            # dot between ASCII characters (Node.js, v1.2, file.md) ends none.
+            before = line[index - 1] if index else " "
+            return has_japanese(before) and not (following.isascii() and following.isalnum())
         if following.isspace():
             previous_word = line[line.rfind(" ", 0, index) + 1 : index].lower()
             if previous_word == "etc" and _line_ends(line, index + 1):

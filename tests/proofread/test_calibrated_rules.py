@@ -97,10 +97,10 @@ def test_an_english_title_inside_a_japanese_sentence_counts_as_one_unit():
 def test_an_unfenced_export_header_is_metadata_not_prose():
     header = "title: 問題を解いてみた\ntags: Python 最適化\nurl: https://example.com/items/1\nbody:\n\n"
     body = "".join(f"段落{n}を書きます。\n\n" for n in range(12))
-    assert [i.source for i in run("structure", header + body) if i.source == "rule:title"] == []
+    assert [i.source for i in run("structure", header + body) if i.source == "rule:no-title"] == []
     assert found("language_quality", header + body, "rule:sentence-length") == []
     franklin = '@def title = "Custom indices"\n@def hasmath = true\n\n' + "".join(f"Para {n}.\n\n" for n in range(12))
-    assert [i.source for i in run("structure", franklin) if i.source == "rule:title"] == []
+    assert [i.source for i in run("structure", franklin) if i.source == "rule:no-title"] == []
 
 
 def test_notebook_output_and_shell_logs_are_not_syntax_errors():

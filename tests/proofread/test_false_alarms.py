@@ -938,8 +938,8 @@ def test_a_service_account_address_is_no_secret():
 def test_a_title_in_a_leading_comment_header_counts():
     body = "".join(f"本文の{n}行目です。\n\n" for n in range(12))
     header = "<!--\ntitle:   TypeScript の Union 型から Tuple 型へ変換\ntags:    TypeScript\nprivate: false\n-->\n\n"
-    assert "rule:title" not in sources("structure", header + body)
-    assert "rule:title" in sources("structure", body)
+    assert "rule:no-title" not in sources("structure", header + body)
+    assert "rule:no-title" in sources("structure", body)
 
 
 def test_an_omitted_marker_in_a_config_excerpt_is_no_syntax_error():
@@ -987,7 +987,7 @@ def test_a_url_as_link_text_and_a_paragraph_in_brackets_split_sentences():
 def test_a_nikola_metadata_comment_gives_the_title():
     body = "".join(f"Paragraph {n} of the post, which explains one more detail of the runner.\n\n" for n in range(12))
     header = "<!--\n.. title: A new benchmark runner for PyPy\n.. slug: benchmarker2-for-pypy\n.. date: 2024-01-03\n-->\n\n"
-    assert "rule:title" not in sources("structure", header + body)
+    assert "rule:no-title" not in sources("structure", header + body)
 
 
 def test_bracketed_tags_in_an_article_without_definitions_are_no_references():
@@ -1243,8 +1243,8 @@ def test_a_gitconfig_under_a_yaml_tag_is_ini_not_broken_yaml():
 def test_pelican_metadata_gives_the_title():
     body = "".join(f"Paragraph {n} of the post about production bugs.\n\n" for n in range(12))
     pelican = "Title: How I hunt down errors in production\nSlug: prod-bug-hunt\nDate: 2022-05-03 12:00\n\n" + body
-    assert "rule:title" not in sources("structure", pelican)
-    assert "rule:title" in sources("structure", body)
+    assert "rule:no-title" not in sources("structure", pelican)
+    assert "rule:no-title" in sources("structure", body)
 
 
 def test_an_external_secrets_secret_key_is_a_name():
@@ -1297,8 +1297,8 @@ def test_json_lines_are_checked_line_by_line():
 
 def test_a_pandoc_title_block_gives_the_title():
     body = "".join(f"Paragraph {n} of the yearly roundup of network simulators.\n\n" for n in range(12))
-    assert "rule:title" not in sources("structure", "% Open-source network simulation roundup 2025\n\n" + body)
-    assert "rule:title" in sources("structure", body)
+    assert "rule:no-title" not in sources("structure", "% Open-source network simulation roundup 2025\n\n" + body)
+    assert "rule:no-title" in sources("structure", body)
 
 
 def test_round_27_sweep_causes():
@@ -1398,3 +1398,17 @@ def test_round_29_sweep_causes():
     todo = "# Setup\n\nThe [CloudNativePG Helm Chart](TODO) is one of the cleanest approaches.\n"
     assert "rule:empty-link" in sources("link", todo)
     assert "rule:empty-link" not in sources("link", todo.replace("(TODO)", "(todo.md)"))
+
+
+def test_round_30_causes():
+    # a writer who types ASCII , and . for 、 and 。: each . after Japanese text ends a sentence
+    first = "ここで ATE は平均処置効果の略で,介入効果を個人ごとではなく母集団全体で平均した量を指しており,しばしば使われます."
+    second = "個々のサンプルでは両方を同時に観測できませんが,全体で期待値を取ることで平均的な差を近似的に捉えよう,というのが基本の考え方です."
+    assert "rule:sentence-length" not in sources("language_quality", JA_HEAD + first + second + "\n")
+    assert "rule:sentence-length" in sources("language_quality", JA_HEAD + first.rstrip(".") + "," + second + "\n")
+    # a dot before ASCII (設定ファイル.yml) ends nothing: this long sentence stays one
+    dotted = JA_HEAD + "設定ファイル.ymlに書いた値を読み込んで" * 6 + "最後に結果を表示します。\n"
+    assert "rule:sentence-length" in sources("language_quality", dotted)
+    # a laugh doubled on purpose
+    assert "rule:doubled-word" not in sources("language_quality", "# Wasm\n\nSo feel free (har har) to call this function.\n")
+    assert "rule:doubled-word" in sources("language_quality", "# Wasm\n\nSo feel free to call the the function.\n")

@@ -71,7 +71,9 @@ EN_DASH_ASIDE = re.compile(r"—|&mdash;|\s--\s|(?<=[A-Za-z,])\s[–-]\s(?=[A-Za
 EN_PUNCTUATION = ".,;:!?\"'“”‘’()"
 EN_DOUBLE = re.compile(r"(?i)(?<![\w'’-])([a-z]+)(\s+)\1\b(?!['’-])")
 # Words doubled on purpose: "that that", "long long" (a C type), "log log n" (a bound).
-EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah", "log"}
+# Words doubled on purpose: grammar (had had, that that), types (long long), laughs and interjections.
+EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah", "log",
+                "har", "hah", "heh", "hee", "ho", "tsk", "tut", "la"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
@@ -419,10 +421,17 @@ class LanguageQualityChecker(BaseChecker):
         if len(counts) < 2:
             return []
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
-        if counts[majority] * 2 < counts["plain" if majority == "polite" else "polite"] * 3:
-            return []  # no style holds 大半 (three in five): the article mixes them, no sentence slipped
         starts = section_starts(article)
         registers = _section_registers(starts, styles)
+        # Outside the sections kept in a register of their own, one style must hold 大半 (three
+        # sentences in five): otherwise the article mixes them throughout and no sentence slipped.
+        minority: Style = "plain" if majority == "polite" else "polite"
+        body = Counter(
+            style for sentence, style in styles
+            if not (style == minority and registers.get(section_of(starts, sentence.line_start)) == minority)
+        )
+        if body[majority] * 2 < body[minority] * 3:
+            return []
         label = {"polite": "です/ます", "plain": "だ/である"}
         return [
             self._say(

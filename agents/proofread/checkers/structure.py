@@ -81,7 +81,7 @@ class StructureChecker(BaseChecker):
                     article, "suggestion", article.body_start_line, "The article has no title.",
                     "Add front matter with a title, or start with a # heading.",
                     "Readers and search results need a title to know what the article is about.",
-                    "rule:title",
+                    "rule:no-title",
                 )]
             return []
         if front.error:
