@@ -1412,3 +1412,8 @@ def test_round_30_causes():
     # a laugh doubled on purpose
     assert "rule:doubled-word" not in sources("language_quality", "# Wasm\n\nSo feel free (har har) to call this function.\n")
     assert "rule:doubled-word" in sources("language_quality", "# Wasm\n\nSo feel free to call the the function.\n")
+    # a post with no title in the file is the rule no-title, off unless a project turns it on
+    untitled = run("structure", "".join(f"Paragraph {n} of a post whose title its blog keeps.\n\n" for n in range(12)))
+    assert [i.source for i in untitled] == ["rule:no-title"]
+    assert apply_rule_control(untitled, {}) == []
+    assert [i.source for i in apply_rule_control(untitled, {"no-title": "on"})] == ["rule:no-title"]
