@@ -481,7 +481,7 @@ class _Walk:
         for number in range(start + 1, end + 1):
             line = self.lines[number - 1]
             for match in html_url_matches(line):
-                self.links.append(Link(url=match.group(1), text="", line=number, kind="html", column=match.start()))
+                self.links.append(Link(url=attribute_url(match.group(1)), text="", line=number, kind="html", column=match.start()))
 
     def _container(self, token: Token, start: int, end: int) -> None:
         name = CONTAINER_NAME.match(token.info)
@@ -533,19 +533,17 @@ class _Walk:
             elif kind == "text":
                 if link is not None:
                     text.append(child.content)
-                    link.holds_image = True
                 else:
                     self._text(child.content, line)
                 line += child.content.count("\n")
             elif kind == "code_inline":
                 if link is not None:
                     text.append(child.content)
-                    link.holds_image = True
             elif kind == "html_inline":
                 for match in COMMENT.finditer(child.content):
                     self.comments.append((line, match.group(1)))
                 for match in html_url_matches(child.content):
-                    self.links.append(Link(url=match.group(1), text="", line=line, kind="html",
+                    self.links.append(Link(url=attribute_url(match.group(1)), text="", line=line, kind="html",
                                            column=self._column(line, match.group(1))))
                 line += child.content.count("\n")
             elif kind in ("math_inline", "math_inline_double"):
@@ -641,6 +639,16 @@ def _code_block(marker: str, info: str, start: int, end: int | None, content: st
         fence=marker,
         diff=diff,
     )
+
+
+_C0_OR_SPACE = "".join(chr(code) for code in range(0x21))
+
+
+def attribute_url(value: str) -> str:
+    """An href/src value as a browser reads it (the URL Standard's first steps): tabs and newlines
+    removed, leading and trailing spaces and control characters stripped. `src="https://….png\n"`
+    loads the image."""
+    return value.replace("\t", "").replace("\n", "").replace("\r", "").strip(_C0_OR_SPACE)
 
 
 def html_url_matches(line: str) -> list[re.Match[str]]:

@@ -1371,6 +1371,7 @@ def test_round_28_sweep_causes():
     assert "rule:empty-link-text" not in sources("link", image_link)
     assert "rule:image-alt" in sources("markdown_format", image_link)
     assert "rule:empty-link-text" in sources("link", "# Photos\n\n[](https://example.com/photo.jpg) Sepia\n")
+    assert "rule:empty-link-text" in sources("link", "# Photos\n\n[ ](https://example.com/photo.jpg) Sepia\n")
     # an empty heading is reported once, not again as an empty section named 「」
     empty = "# Title\n\nIntro text here.\n\n###\n\n## Next\n\nMore text here.\n"
     found = set(sources("structure", empty)) | set(sources("markdown_format", empty))
@@ -1417,3 +1418,30 @@ def test_round_30_causes():
     assert [i.source for i in untitled] == ["rule:no-title"]
     assert apply_rule_control(untitled, {}) == []
     assert [i.source for i in apply_rule_control(untitled, {"no-title": "on"})] == ["rule:no-title"]
+
+
+def test_round_30_sweep_causes():
+    # a URL broken onto the next line inside an HTML attribute: browsers drop the newline
+    img = '# Demo\n\n<img width="370" src="https://qiita-image-store.s3.amazonaws.com/0/569056/0c6d.png\n"/>\n'
+    assert "rule:malformed-url" not in sources("link", img)
+    assert "rule:malformed-url" in sources("link", '# Demo\n\n<img src="https://example.com/a b.png"/>\n')
+    # link reference definitions after a poem are no sentence
+    poem = "# Camping\n\nA sleepy fox asked,<br>\n\"Can we camp again soon?\"\n\n" + "".join(
+        f"[{n:02}]: images/baby-fox/{n:02}.png\n" for n in range(30)
+    )
+    assert "rule:sentence-length" not in sources("language_quality", poem)
+    # a writer who ends lines, not sentences with 。: each line is a sentence
+    lines = [
+        "「電力会社のプラン」は「スマホの通信プラン」と非常に似ており、プランによって月額料金に差が出ます",
+        "電気の質は変わらないので、なるべく「安い電力会社のプラン」を使用したいです",
+        "各社にもシミュレーション機能を持つページはありますが、一括で最適なプランを出すものはないです",
+        "そこで自分で作ることにしました",
+        "こちらはプロンプトで指摘内容を日本語にできますが、料金が発生します",
+        "軽量モデルであれば数円で済みますが、無料であればそれに越したことはないです",
+    ]
+    paragraphs = [f"{lines[n]}\n{lines[n + 1]}" for n in (0, 2, 4)] + ["続きは次の記事で書きます", "ここまで読んでいただきありがとうございます"]
+    unstopped = JA_HEAD + "\n\n".join(paragraphs) + "\n"
+    found = sources("language_quality", unstopped)
+    assert not {"rule:sentence-length", "rule:doubled-conjunctive-ga"} & set(found)
+    stopped = JA_HEAD + "".join(line + "、" for line in lines[:3]) + "そのまま続けます。\n"
+    assert "rule:sentence-length" in sources("language_quality", stopped)

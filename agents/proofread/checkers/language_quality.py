@@ -221,19 +221,21 @@ class LanguageQualityChecker(BaseChecker):
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
         header_end, _title = metadata_header(article)
+        definitions = {link.line for link in article.links if link.kind == "definition"}
         lines = [
             (number, mask_struck(mask_for_prose(line)) if article.kind(number) != "quote" else "")
             for number, line in article.prose_lines()
-            if article.kind(number) in ("text", "list", "quote") and number > header_end
+            if article.kind(number) in ("text", "list", "quote") and number > header_end and number not in definitions
         ]
         lines = _mask_across_lines(article, lines)
         japanese = article.language == "ja"
+        lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
         prose: list[tuple[int, str]] = []
         for number, line in lines:
             if article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
-            if japanese and HARD_BREAK.search(article.lines[number - 1]):
+            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1])):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose
         sentences = split_sentences(lines, japanese=japanese)
@@ -542,6 +544,24 @@ class LanguageQualityChecker(BaseChecker):
 _WRAPPED_CODE = re.compile(r"(?<!`)(`+)(?!`)[^`]*?(?<!`)\1(?!`)")
 _WRAPPED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
 _ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+
+
+# A writer who never types 。 ends each sentence with a line break (Zenn and Qiita render it).
+UNSTOPPED_MIN_LINES = 5
+_LINE_STOP = re.compile(r"[。．！？!?」』）)…]\s*$")
+
+
+def _ends_lines_not_sentences(article: ParsedArticle, lines: list[tuple[int, str]]) -> bool:
+    """Whether the writer ends sentences with line breaks instead of 。: of the lines of running
+    Japanese text (paragraphs, not list items) that end a paragraph, where a sentence surely ends,
+    at least UNSTOPPED_MIN_LINES and fewer than a third end with a full stop or closing mark."""
+    numbers = {number for number, _line in lines}
+    ends = [
+        article.lines[number - 1] for number, _line in lines
+        if article.kind(number) == "text" and number + 1 not in numbers and has_japanese(article.lines[number - 1])
+    ]
+    stopped = sum(1 for line in ends if _LINE_STOP.search(line))
+    return len(ends) >= UNSTOPPED_MIN_LINES and stopped * 3 < len(ends)
 
 
 def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
