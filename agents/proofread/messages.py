@@ -414,6 +414,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Change {key} when you want to publish it.": "公開するときは {key} を変更してください。",
         "A draft is easy to forget; the report says so in case it was meant to go live.":
             "下書きのままだと忘れがちなので、公開するつもりだった場合に備えてお知らせします。",
+        "The article is shared by link only (private: true): Qiita neither lists it nor shows it in search.":
+            "この記事は限定共有です（private: true）。URL を知っている人だけが読め、Qiita の一覧や検索には出ません。",
+        "Set private: false when you want it public.": "公開するときは private: false にしてください。",
+        "A limited-share article is easy to forget; the report says so in case it was meant to go live.":
+            "限定共有のままだと忘れがちなので、公開するつもりだった場合に備えてお知らせします。",
     },
     "title-length": {
         "The title is {length} characters; Zenn allows at most {limit}.":

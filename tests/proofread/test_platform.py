@@ -112,7 +112,9 @@ def test_the_writer_can_name_the_platform_and_line_numbers_stay_the_articles():
 def test_drafts_are_reported_as_not_public(text, setting):
     assert parse_article(text).draft == setting
     (issue,) = [i for i in structure(text) if i.source == "rule:draft"]
-    assert issue.severity == "suggestion" and "not public yet" in issue.problem
+    # Qiita's private: true is limited sharing: readable by URL, not listed; not a draft
+    expected = "shared by link only" if setting == "private: true" else "not public yet"
+    assert issue.severity == "suggestion" and expected in issue.problem
 
 
 async def test_the_report_says_which_platform_and_that_a_draft_is_not_public():

@@ -108,6 +108,14 @@ class StructureChecker(BaseChecker):
         if not article.draft:
             return []
         key = article.draft.split(":")[0]
+        if key == "private":  # Qiita's limited sharing: readable by URL, not listed
+            return [self.issue(
+                article, "suggestion", self._key_line(article, key),
+                "The article is shared by link only (private: true): Qiita neither lists it nor shows it in search.",
+                "Set private: false when you want it public.",
+                "A limited-share article is easy to forget; the report says so in case it was meant to go live.",
+                "rule:draft",
+            )]
         return [self.issue(
             article, "suggestion", self._key_line(article, key),
             f"The article is a draft ({article.draft}): it is not public yet.",
