@@ -1445,3 +1445,23 @@ def test_round_30_sweep_causes():
     assert not {"rule:sentence-length", "rule:doubled-conjunctive-ga"} & set(found)
     stopped = JA_HEAD + "".join(line + "、" for line in lines[:3]) + "そのまま続けます。\n"
     assert "rule:sentence-length" in sources("language_quality", stopped)
+
+
+def test_round_31_sweep_causes():
+    # `[//]: # (…)` is Markdown's comment idiom: repeated, it is no duplicate definition
+    comments = "# Notes\n\n[//]: # ( Comments must be in parentheses. )\n[//]: # ( Another note )\n\nText.\n"
+    assert not {"rule:duplicate-definition", "rule:unused-definition"} & set(sources("link", comments))
+    twice = "# Notes\n\nSee [the docs][d].\n\n[d]: https://example.com/a\n[d]: https://example.com/b\n"
+    assert "rule:duplicate-definition" in sources("link", twice)
+    # the title line of a Hashnode backup (`## Title`, sections at `#`) is no empty section
+    hashnode = "## Local File System And Directories With Python\n\n# Introduction\n\nFiles hold data.\n\n# Paths\n\nA path names a file.\n"
+    assert "rule:empty-section" not in sources("structure", hashnode)
+    assert "rule:empty-section" in sources("structure", "Intro text.\n\n## Empty\n\n# Paths\n\nA path names a file.\n")
+    # a paragraph opened by a bold label and a colon is a labelled note in its own register
+    lesson = MIXED + "**教訓 1:** `dfx new` を実行する前に、Node.js のインストールを確認する。\n"
+    assert "rule:mixed-style" not in sources("language_quality", lesson)
+    assert "rule:mixed-style" in sources("language_quality", lesson.replace("**教訓 1:** ", ""))
+    # a request to the reader stays polite in a plain article
+    plain = JA_HEAD + "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(4))
+    assert "rule:mixed-style" not in sources("language_quality", plain + "間違いがあればご指摘お願いします。\n")
+    assert "rule:mixed-style" in sources("language_quality", plain + "この設定は項目を変更します。\n")

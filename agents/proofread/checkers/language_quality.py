@@ -83,7 +83,9 @@ MIN_REGISTER_SENTENCES = 3  # sentences of a section in one style that make it i
 REGISTER_SHARE = 0.8  # …when they are at least this share of the section's styled sentences
 # Thanks and acknowledgements (「参考にさせていただきました」「ありがとうございます」) stay polite in a
 # だ/である article by custom: they are addressed to someone, not a slip of the article's voice.
-COURTESY = re.compile(r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します")
+COURTESY = re.compile(
+    r"(?:いただ|頂)(?:き|く|け|い)|ありがとう|有難う|お礼申し上げ|感謝(?:いた)?します|お願い(?:いた|致)?します|お願い申し上げ"
+)
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
@@ -263,6 +265,7 @@ class LanguageQualityChecker(BaseChecker):
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
+        boxed |= _labelled_notes(article)
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -629,6 +632,24 @@ _LINK_BRACKETS = re.compile(r"(!?\[([^\]]*)\])(\[[^\]]*\])?|!?\[[^\]]*")
 
 
 _IMAGE_LINE = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)\s*$")
+
+
+# A paragraph opened by a bold label and a colon: `**教訓 1:** …`, `**目標：**…`, `**Note:** …`.
+_NOTE_LABEL = re.compile(r"^\s*\*\*[^*\n]{1,20}?(?:[:：]\*\*|\*\*\s*[:：])")
+
+
+def _labelled_notes(article: ParsedArticle) -> set[int]:
+    """The lines of paragraphs that open with a bold label and a colon (教訓, 目標, ポイント, Note):
+    a labelled note states a lesson or a rule in its own compact register, as a caption does."""
+    lines = article.lines
+    notes: set[int] = set()
+    for index, line in enumerate(lines):
+        if article.kind(index + 1) == "text" and _NOTE_LABEL.match(line) and (index == 0 or not lines[index - 1].strip()):
+            end = index
+            while end < len(lines) and lines[end].strip() and article.kind(end + 1) == "text":
+                notes.add(end + 1)
+                end += 1
+    return notes
 
 
 def _captions(article: ParsedArticle) -> set[int]:

@@ -138,6 +138,8 @@ class LinkChecker(BaseChecker):
                     seen[key] = link
         used = _used_labels(article)
         for label, found in definitions.items():
+            if all(definition.url == "#" for definition in found):
+                continue  # `[//]: # (a note)`: Markdown's comment idiom, which renders nothing
             if label not in used:
                 issues.append(self.issue(
                     article, "suggestion", found[0].line, f"The link reference [{label}] is defined but never used.",

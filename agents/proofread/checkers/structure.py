@@ -59,6 +59,15 @@ def pseudo_headings(article: ParsedArticle) -> list[int]:
     return lines
 
 
+def _titles_the_article(article: ParsedArticle, heading: Heading) -> bool:
+    """Whether `heading` is the article's title: its first line of text, with no title in the front
+    matter (a Hashnode backup opens `## Title`, then uses `#` for its sections)."""
+    front = article.front_matter
+    if front is not None and isinstance(front.data, dict) and front.data.get("title"):
+        return False
+    return not any(line.strip() for line in article.lines[article.body_start_line - 1 : heading.line - 1])
+
+
 class StructureChecker(BaseChecker):
     category = "structure"
     status_text = "Checking the article structure…"
@@ -325,6 +334,8 @@ class StructureChecker(BaseChecker):
                 continue  # 「# 🔚END」, 「## 完」: the author's sign-off, not a section left unwritten
             if not heading.text.strip():
                 continue  # an empty heading: rule:empty-heading reports it, one finding for one fix
+            if index == 0 and following is not None and following.level < heading.level and _titles_the_article(article, heading):
+                continue  # `## Title` over `#` sections: the title, whose section is the whole article
             if not content and (following is None or following.level <= heading.level):
                 issues.append(self.issue(
                     article, "suggestion", heading.line, f"The section “{heading.text}” is empty.",
