@@ -1465,3 +1465,11 @@ def test_round_31_sweep_causes():
     plain = JA_HEAD + "".join(f"この設定は{n}番目の項目を変更する。\n\n" for n in range(4))
     assert "rule:mixed-style" not in sources("language_quality", plain + "間違いがあればご指摘お願いします。\n")
     assert "rule:mixed-style" in sources("language_quality", plain + "この設定は項目を変更します。\n")
+
+
+def test_round_32_causes():
+    # TouchDesigner's Textport prompt (`python >>> `): a REPL session, output after the prompts
+    textport = "python >>> error1 = op(\"/project1/error1\")\npython >>> type(error1)\n<class 'td.errorDAT'>"
+    assert "rule:syntax-python" not in sources("code_quality", f"# TD\n\n```python\n{textport}\n```\n")
+    broken = textport.replace('op("/project1/error1")', 'op("/project1/error1"')
+    assert "rule:syntax-python" in sources("code_quality", f"# TD\n\n```python\n{broken}\n```\n")

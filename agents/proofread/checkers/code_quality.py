@@ -305,15 +305,19 @@ def _looks_like_output(source: str, line: int) -> bool:
     return 1 <= line <= len(lines) and bool(re.match(r"^\s*[\w.\-\[\]]+:\s", lines[line - 1]))
 
 
+_REPL_PROMPT = re.compile(r"^(?:[A-Za-z]\w* )?(?:>>>|\.\.\.) ")
+
+
 def check_python(source: str) -> None:
     lines = source.split("\n")
     marker = next((i for i, line in enumerate(lines) if line.strip() == ">>>"), None)
     if marker is not None:
         # A notebook-style block: the code, then a lone >>> and the output it printed.
         lines = lines[:marker] + [""] * (len(lines) - marker)
-    if any(line.startswith(">>> ") for line in lines):
-        # REPL transcript: keep the statements, blank the output, keep the line count.
-        lines = [line[4:] if line.startswith((">>> ", "... ")) else "" for line in lines]
+    if any((match := _REPL_PROMPT.match(line)) and ">>>" in match.group() for line in lines):
+        # REPL transcript: keep the statements, blank the output, keep the line count. An embedding
+        # application may name its interpreter before the prompt (TouchDesigner's `python >>> `).
+        lines = [line[match.end():] if (match := _REPL_PROMPT.match(line)) else "" for line in lines]
     # IPython magics (%matplotlib, !pip) and help (obj? / obj??)
     lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     lines = _comment_bodies_filled(lines)
