@@ -1473,3 +1473,15 @@ def test_round_32_causes():
     assert "rule:syntax-python" not in sources("code_quality", f"# TD\n\n```python\n{textport}\n```\n")
     broken = textport.replace('op("/project1/error1")', 'op("/project1/error1"')
     assert "rule:syntax-python" in sources("code_quality", f"# TD\n\n```python\n{broken}\n```\n")
+
+
+def test_round_32_sweep_causes():
+    # a setext heading underlined to its own length is drawn on purpose, question or not
+    drawn = "# Degree\n\nIntro.\n\nIs Statistics a Hard Degree?\n----------------------------\n\nIt depends.\n"
+    assert "rule:setext-heading" not in sources("markdown_format", drawn)
+    accident = "# Degree\n\nIntro.\n\nThis paragraph was meant to end before a rule.\n---\n\nIt depends.\n"
+    assert "rule:setext-heading" in sources("markdown_format", accident)
+    # "a A record": an article and a record type; "Ok ok": said twice on purpose
+    for text in ("For this to work, we need to add a A record to the DNS entries.", "Ok ok, you are right."):
+        assert "rule:doubled-word" not in sources("language_quality", f"# DNS\n\n{text}\n"), text
+    assert "rule:doubled-word" in sources("language_quality", "# DNS\n\nWe need to add a a record to the DNS entries.\n")

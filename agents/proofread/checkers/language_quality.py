@@ -73,7 +73,7 @@ EN_DOUBLE = re.compile(r"(?i)(?<![\w'’-])([a-z]+)(\s+)\1\b(?!['’-])")
 # Words doubled on purpose: "that that", "long long" (a C type), "log log n" (a bound).
 # Words doubled on purpose: grammar (had had, that that), types (long long), laughs and interjections.
 EN_DOUBLE_OK = {"that", "had", "do", "bye", "ha", "no", "so", "very", "knock", "long", "etc", "blah", "log",
-                "har", "hah", "heh", "hee", "ho", "tsk", "tut", "la"}
+                "har", "hah", "heh", "hee", "ho", "tsk", "tut", "la", "ok", "okay"}
 PREDICATES = {"動詞", "形容詞", "助動詞"}
 SKIP_POS = {"補助記号", "空白", "記号", "副詞", "感動詞"}
 
@@ -484,6 +484,8 @@ class LanguageQualityChecker(BaseChecker):
                     continue  # "HEAVY HEAVY testing": shouted on purpose
                 if match.group(1)[:1].isupper() and match.group(0).split()[-1][:1].isupper():
                     continue  # "Zhu Zhu", "Michael Michael": a name, both halves capitalised
+                if match.group(1).islower() and match.group(0).split()[-1].isupper():
+                    continue  # "add a A record": an article, then the record type
                 if "  " in match.group(2):
                     continue  # "actions       actions": columns aligned with spaces, not a word typed twice
                 if not sentence.typed_gap(match.start(2), match.end(2)):

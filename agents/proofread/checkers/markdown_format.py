@@ -347,9 +347,12 @@ class MarkdownFormatChecker(BaseChecker):
             underline = article.line(end).strip()
             several_lines = end - heading.line > 1
             looks_like_sentence = heading.text.endswith(("。", ".", "！", "？", "!", "?", "、", "：", ":"))
+            # An underline drawn to the heading's length (R Markdown and Pandoc write them so) is
+            # on purpose, question mark or not.
+            drawn = not several_lines and len(underline) > 3 and abs(len(underline) - len(article.line(heading.line).strip())) <= 2
             # `Title` over `-----` is a heading written on purpose; a sentence or a whole
             # paragraph over --- is a rule that turned the paragraph into a heading by accident.
-            if underline.startswith("-") and (several_lines or looks_like_sentence):
+            if underline.startswith("-") and (several_lines or looks_like_sentence) and not drawn:
                 issues.append(self.issue(
                     article, "warning", heading.line,
                     "A line of --- directly under a paragraph turns that paragraph into a heading.",
