@@ -1485,3 +1485,4 @@ def test_round_32_sweep_causes():
     for text in ("For this to work, we need to add a A record to the DNS entries.", "Ok ok, you are right."):
         assert "rule:doubled-word" not in sources("language_quality", f"# DNS\n\n{text}\n"), text
     assert "rule:doubled-word" in sources("language_quality", "# DNS\n\nWe need to add a a record to the DNS entries.\n")
+    assert "rule:spelling" not in sources("language_quality", "# Web\n\nThis reveals lorem ipsum text and an sdist archive.\n")
