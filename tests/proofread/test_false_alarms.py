@@ -1486,3 +1486,9 @@ def test_round_32_sweep_causes():
         assert "rule:doubled-word" not in sources("language_quality", f"# DNS\n\n{text}\n"), text
     assert "rule:doubled-word" in sources("language_quality", "# DNS\n\nWe need to add a a record to the DNS entries.\n")
     assert "rule:spelling" not in sources("language_quality", "# Web\n\nThis reveals lorem ipsum text and an sdist archive.\n")
+
+
+def test_round_33_causes():
+    idiom = "# Boost\n\nA little bit of toing and froing around the web, and I found the docs.\n"
+    assert "rule:spelling" not in sources("language_quality", idiom)
+    assert "rule:spelling" in sources("language_quality", idiom.replace("found", "foudn"))
