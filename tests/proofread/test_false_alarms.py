@@ -1492,3 +1492,16 @@ def test_round_33_causes():
     idiom = "# Boost\n\nA little bit of toing and froing around the web, and I found the docs.\n"
     assert "rule:spelling" not in sources("language_quality", idiom)
     assert "rule:spelling" in sources("language_quality", idiom.replace("found", "foudn"))
+
+
+def test_round_33_sweep_causes():
+    # a post in Indonesian (with English words mixed in) gets no English language rules
+    indonesian = (
+        "Title: Ngabuburit dengan PHP\n\nhari minggu, lagi nunggu buka di kantor, sambil nunggu burning suse, bosan mau "
+        "ngapain, jadi ngisi blog deh, mau cerita tentang PHP.\n\nSelain itu, aku juga make php buat generate report dengan "
+        "format excel dan pdf, bikin chart juga dengan library jpgraph.\n\nMasalah lain ada pada waktu generate pdf, file yg "
+        "terbentuk kan berasal dari php, jadi nggak murni file grafik.\n\nbener bener macem macem, eh dah dulu yak.\n"
+    )
+    assert not {"rule:spelling", "rule:doubled-word"} & set(sources("language_quality", indonesian))
+    english = "# PHP\n\nI used PHP to generate reports in the the Excel format, and it worked well for the team.\n"
+    assert "rule:doubled-word" in sources("language_quality", english)

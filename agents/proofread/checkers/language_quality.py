@@ -15,7 +15,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult, metadata_header
-from agents.proofread.checkers.spelling import SpellingChecker
+from agents.proofread.checkers.spelling import SpellingChecker, in_other_latin_language
 from agents.proofread.japanese import (
     Token,
     conjunctive_ga,
@@ -245,6 +245,8 @@ class LanguageQualityChecker(BaseChecker):
         issues = spelling.english(article)
         if japanese:
             return self._japanese(article, sentences, spelling) + issues
+        if in_other_latin_language(article):
+            return []  # an Indonesian or German post: English rules would judge another language
         return self._english(article, sentences) + issues
 
     def _say(

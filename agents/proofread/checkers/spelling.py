@@ -244,6 +244,25 @@ def _other_latin_language(line: str) -> bool:
     return len(checked) >= FOREIGN_MIN_WORDS and sum(1 for w in checked if not _in_dictionary(w)) * 2 >= len(checked)
 
 
+# An article is in another language when at least this many of its lines can be told apart and
+# half of those are (an Indonesian or German post on an English-tooled blog).
+FOREIGN_MIN_LINES = 3
+
+
+def in_other_latin_language(article: ParsedArticle) -> bool:
+    """Whether the article's running text is mostly another language written in Latin letters:
+    of its prose lines with enough words to tell (FOREIGN_MIN_WORDS checked words, or accents),
+    half or more read as another language. Its English rules (spelling, doubled words, sentence
+    length) do not apply."""
+    told = foreign = 0
+    for _number, line in article.prose_lines():
+        if len(prose_words(line)) < FOREIGN_MIN_WORDS and not _ACCENTED.search(line):
+            continue
+        told += 1
+        foreign += _other_latin_language(line)
+    return told >= FOREIGN_MIN_LINES and foreign * 2 >= told
+
+
 def listed_names(text: str) -> set[str]:
     """The one-word items of a list of names in a paragraph (`…, Kevin Plattret, krissy, Kyle
     Barbour, …`: most items capitalised, or a quarter of a list of ten or more): a lower-case one
@@ -339,6 +358,8 @@ class SpellingChecker(BaseChecker):
 
     def english(self, article: ParsedArticle) -> list[Issue]:
         """rule:spelling — an English word one edit away from a common word, used once."""
+        if article.language != "ja" and in_other_latin_language(article):
+            return []
         counts = Counter(word.lower() for word in _ANY_WORD.findall(article.raw))
         japanese = article.language == "ja"
         unknown: list[tuple[int, str]] = []
