@@ -178,22 +178,19 @@ class LinkChecker(BaseChecker):
                               "Put the URL or id inside the parentheses.", "An empty embed renders nothing.",
                               "rule:empty-link")]
             return []
-        if not link.url.strip():
-            what = "image" if link.kind == "image" else "link"
-            return [issue(
-                article, "warning", link.line, f"The {what} “{link.text or '(no text)'}” has an empty target ().",
-                "Put the URL inside the parentheses, or remove the link markup.",
-                "An empty link goes nowhere (it reloads the page).",
-                "rule:empty-link",
-            )]
-        if link.kind in ("inline", "image") and link.url.strip().upper() in PLACEHOLDER_TARGETS:
-            what = "image" if link.kind == "image" else "link"
-            return [issue(
-                article, "warning", link.line, f"The {what} “{link.text or '(no text)'}” points to a placeholder ({link.url}).",
-                "Put the real URL in place of the placeholder, or remove the link markup.",
-                "A note the writer left for later went out with the article: the link leads nowhere.",
-                "rule:empty-link",
-            )]
+        placeholder = link.kind in ("inline", "image") and link.url.strip().upper() in PLACEHOLDER_TARGETS
+        if not link.url.strip() or placeholder:
+            what, name = "image" if link.kind == "image" else "link", link.text or "(no text)"
+            said = (
+                (f"The {what} “{name}” points to a placeholder ({link.url}).",
+                 "Put the real URL in place of the placeholder, or remove the link markup.",
+                 "A note the writer left for later went out with the article: the link leads nowhere.")
+                if placeholder else
+                (f"The {what} “{name}” has an empty target ().",
+                 "Put the URL inside the parentheses, or remove the link markup.",
+                 "An empty link goes nowhere (it reloads the page).")
+            )
+            return [issue(article, "warning", link.line, *said, "rule:empty-link")]
         if TEMPLATE.search(link.url):
             return []  # a Hugo shortcode or Liquid tag: the site generator writes the URL
         found: list[Issue] = []
