@@ -222,6 +222,8 @@ class LanguageQualityChecker(BaseChecker):
     # --- deterministic rules ------------------------------------------------------------------
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
+        if article.language != "ja" and in_other_latin_language(article):
+            return []  # an Indonesian or German post: English rules would judge another language
         header_end, _title = metadata_header(article)
         definitions = {link.line for link in article.links if link.kind == "definition"}
         lines = [
@@ -245,8 +247,6 @@ class LanguageQualityChecker(BaseChecker):
         issues = spelling.english(article)
         if japanese:
             return self._japanese(article, sentences, spelling) + issues
-        if in_other_latin_language(article):
-            return []  # an Indonesian or German post: English rules would judge another language
         return self._english(article, sentences) + issues
 
     def _say(

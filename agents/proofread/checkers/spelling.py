@@ -349,6 +349,8 @@ class SpellingChecker(BaseChecker):
         return "check_spelling"
 
     def rules(self, article: ParsedArticle) -> list[Issue]:
+        if article.language != "ja" and in_other_latin_language(article):
+            return []
         issues = self.english(article)
         if article.language == "ja":
             lines = [(n, mask_struck(mask_for_prose(line))) for n, line in article.prose_lines() if article.kind(n) in _PROSE_KINDS]
@@ -357,9 +359,8 @@ class SpellingChecker(BaseChecker):
         return issues
 
     def english(self, article: ParsedArticle) -> list[Issue]:
-        """rule:spelling — an English word one edit away from a common word, used once."""
-        if article.language != "ja" and in_other_latin_language(article):
-            return []
+        """rule:spelling — an English word one edit away from a common word, used once. The caller
+        leaves out articles in another language (in_other_latin_language)."""
         counts = Counter(word.lower() for word in _ANY_WORD.findall(article.raw))
         japanese = article.language == "ja"
         unknown: list[tuple[int, str]] = []
