@@ -117,20 +117,16 @@ class StructureChecker(BaseChecker):
         if not article.draft:
             return []
         key = article.draft.split(":")[0]
-        if key == "private":  # Qiita's limited sharing: readable by URL, not listed
-            return [self.issue(
-                article, "suggestion", self._key_line(article, key),
-                "The article is shared by link only (private: true): Qiita neither lists it nor shows it in search.",
-                "Set private: false when you want it public.",
-                "A limited-share article is easy to forget; the report says so in case it was meant to go live.",
-                "rule:draft",
-            )]
-        return [self.issue(
-            article, "suggestion", self._key_line(article, key),
-            f"The article is a draft ({article.draft}): it is not public yet.",
-            f"Change {key} when you want to publish it.",
-            "A draft is easy to forget; the report says so in case it was meant to go live.", "rule:draft",
-        )]
+        said = (
+            ("The article is shared by link only (private: true): Qiita neither lists it nor shows it in search.",
+             "Set private: false when you want it public.",
+             "A limited-share article is easy to forget; the report says so in case it was meant to go live.")
+            if key == "private"  # Qiita's limited sharing: readable by URL, not listed
+            else (f"The article is a draft ({article.draft}): it is not public yet.",
+                  f"Change {key} when you want to publish it.",
+                  "A draft is easy to forget; the report says so in case it was meant to go live.")
+        )
+        return [self.issue(article, "suggestion", self._key_line(article, key), *said, "rule:draft")]
 
     def _key_line(self, article: ParsedArticle, key: str) -> int:
         front = article.front_matter
