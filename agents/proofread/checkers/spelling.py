@@ -208,7 +208,13 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     code spans, URLs, link targets, HTML tags, shortcodes; anything with a digit, underscore,
     dot, slash, hyphen or other symbol inside (identifiers, file names, dotted.names, --flags,
     up-to-dateness); words with a capital letter (names, products, acronyms, camelCase); words in
-    emphasis, alone in parentheses or alone in straight quotes; words shorter than four letters."""
+    emphasis, alone in parentheses or alone in straight quotes; words shorter than four letters.
+    Cached: the language test and the spell check read the same lines."""
+    return list(_prose_words(line))
+
+
+@lru_cache(maxsize=4096)
+def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
     masked = _SHORTCODE.sub(lambda m: " " * len(m.group(0)), mask_for_prose(line))
     words: list[tuple[int, str]] = []
     for chunk in _CHUNK.finditer(masked):
@@ -225,7 +231,7 @@ def prose_words(line: str) -> list[tuple[int, str]]:
             core = core[:-2]
         if len(core) >= MIN_LENGTH and _PLAIN_WORD.fullmatch(core) and "'" not in core:
             words.append((column, core))
-    return words
+    return tuple(words)
 
 
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
@@ -240,7 +246,7 @@ def _other_latin_language(line: str) -> bool:
     words = _LATIN_WORD.findall(line)
     if len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words):
         return True
-    checked = [word for _column, word in prose_words(line)]
+    checked = [word for _column, word in _prose_words(line)]
     return len(checked) >= FOREIGN_MIN_WORDS and sum(1 for w in checked if not _in_dictionary(w)) * 2 >= len(checked)
 
 
@@ -256,7 +262,7 @@ def in_other_latin_language(article: ParsedArticle) -> bool:
     length) do not apply."""
     told = foreign = 0
     for _number, line in article.prose_lines():
-        if len(prose_words(line)) < FOREIGN_MIN_WORDS and not _ACCENTED.search(line):
+        if len(_prose_words(line)) < FOREIGN_MIN_WORDS and not _ACCENTED.search(line):
             continue
         told += 1
         foreign += _other_latin_language(line)
@@ -372,7 +378,7 @@ class SpellingChecker(BaseChecker):
                 continue
             names = listed.get(number, set())
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
-            for column, word in prose_words(mask_struck(line)):
+            for column, word in _prose_words(mask_struck(line)):
                 if word in seen or counts[word] >= 2 or word in names:
                     continue
                 if word in targets:
