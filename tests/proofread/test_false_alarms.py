@@ -1505,3 +1505,22 @@ def test_round_33_sweep_causes():
     assert not {"rule:spelling", "rule:doubled-word"} & set(sources("language_quality", indonesian))
     english = "# PHP\n\nI used PHP to generate reports in the the Excel format, and it worked well for the team.\n"
     assert "rule:doubled-word" in sources("language_quality", english)
+
+
+def test_program_output_causes():
+    # what a program printed reads as YAML; the sentence above says it is output: no tag needed
+    printed = "# dbt\n\n以下のように表示されていれば成功です。\n```\nCore:\n  - installed: 1.7.13\n  - latest:    1.7.13 - Up to date!\n\nPlugins:\n  - bigquery: 1.7.7 - Up to date!\n```\n"
+    assert "rule:code-language" not in sources("code_quality", printed)
+    configured = printed.replace("以下のように表示されていれば成功です。", "docker-compose.ymlに以下の内容を入れます。")
+    assert "rule:code-language" in sources("code_quality", configured)
+    # a dunder in a traceback's path (`__init__.py`) is no Markdown bold
+    trace = (
+        "# pyenv\n\nAnd you might run into an error like the following!:\n\n```\nDownloading Python-3.11.4.tar.xz...\n"
+        "Installing Python-3.11.4...\nTraceback (most recent call last):\n"
+        '  File "/home/demo/.pyenv/versions/3.11.4/lib/python3.11/curses/__init__.py", line 13, in <module>\n'
+        "    from _curses import *\nModuleNotFoundError: No module named '_curses'\n"
+        "WARNING: The Python curses extension was not compiled. Missing the ncurses lib?\n```\n"
+    )
+    assert "rule:code-language" not in sources("code_quality", trace)
+    shown = "# Bold\n\nWrite it so:\n\n```\nThis is __bold text__ in Markdown.\n```\n"
+    assert "rule:code-language" in sources("code_quality", shown)

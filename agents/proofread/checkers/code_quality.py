@@ -108,6 +108,22 @@ _WHERE_KEPT = re.compile(
     r"length|ttl|header|field|selector|version|source|location)s?$"
 )
 
+# The sentence before a block saying that what follows is what a program printed or answered.
+_OUTPUT_CUE = re.compile(
+    r"表示され|出力され|出力結果|実行結果|(?:エラー|警告)が(?:発生|出)|返って|返され"
+    r"|(?i:\boutput\b|\bprint(?:s|ed)\b|\berror\b|\bwarning\b|\breturn(?:s|ed)\b|you(?:'ll| will| should)? see\b)"
+)
+
+
+def _announces_output(article: ParsedArticle, block: CodeBlock) -> bool:
+    """The prose line just above the block announces program output (「以下のように表示されていれば
+    成功です」, "you might run into an error like the following")."""
+    number = block.start_line - 1
+    while number > 0 and not article.lines[number - 1].strip():
+        number -= 1
+    return number > 0 and _OUTPUT_CUE.search(article.lines[number - 1]) is not None
+
+
 class SyntaxProblem(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -142,6 +158,8 @@ class CodeQualityChecker(BaseChecker):
             label = block.info.strip()
             named = label.startswith(":") and (label.isascii() or "." in label or "/" in label)
             language = None if named else recognised_language(block)
+            if language == "yaml" and _announces_output(article, block):
+                language = None  # `Core:` / `  - installed: 1.7.13`: what a program printed reads as YAML
             if not named and language is None:
                 return []
             suggestion = (

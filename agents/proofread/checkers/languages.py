@@ -48,9 +48,10 @@ SIGNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?is)^\s*<(?:!doctype\s+html|html|head|body|div|span|p|a|ul|ol|table|form|section|template|script|style)[\s>].*</\w+>"), "html"),
     (re.compile(r"(?m)^\s*[.#]?[\w-]+(?:[\s,>:.#][\w-]+)*\s*\{\s*$\n\s*[\w-]+\s*:\s*[^;]+;"), "css"),
 )
-# Markdown written to be shown, not rendered: inline markup in pairs, or a link.
+# Markdown written to be shown, not rendered: inline markup in pairs, or a link. A Python dunder
+# in a path (`…/__init__.py`, `__main__.py`) is a name, not bold.
 MARKDOWN_MARKUP = re.compile(
-    r"\*\*[^*\s](?:[^\n]*?[^*\s])?\*\*|(?<!\w)__[^_\s](?:[^_\n]*[^_\s])?__(?!\w)|~~[^~\s](?:[^~]*[^~\s])?~~"
+    r"\*\*[^*\s](?:[^\n]*?[^*\s])?\*\*|(?<![\w/.])__[^_\s](?:[^_\n]*[^_\s])?__(?![\w.(])|~~[^~\s](?:[^~]*[^~\s])?~~"
     r"|(?<![\w*])\*[^*\s](?:[^*\n]*[^*\s])?\*(?![\w*])|(?<![\w_])_[^_\s](?:[^_\n]*[^_\s])?_(?![\w_])"
     r"|\[[^\]\n]+\]\([^)\s]+\)"
 )
