@@ -251,6 +251,25 @@ def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
     return pairs
 
 
+def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
+    """A compound particle typed twice (というという, についてについて, としてとして): the same run of
+    two or three words, the first a particle, right after itself. Returns the phrase and the first
+    word of its second copy."""
+    words = [t for t in tokens if t.pos1 != "空白"]
+    found: list[tuple[str, Token]] = []
+    for size in (3, 2):
+        for start in range(len(words) - 2 * size + 1):
+            first, second = words[start : start + size], words[start + size : start + 2 * size]
+            if first[0].pos1 != "助詞" or [t.surface for t in first] != [t.surface for t in second]:
+                continue
+            if any(b.begin - a.end > 0 for a, b in itertools.pairwise(first + second)):
+                continue  # typed apart: not one slip
+            if any(second[0] is copy for _phrase, copy in found):
+                continue
+            found.append(("".join(t.surface for t in first), second[0]))
+    return found
+
+
 def hedges(tokens: list[Token]) -> list[Token]:
     """The 「と」 of a hedging 〜と思う / 〜と思います / 〜と思われます that ends a sentence (or a
     clause, before が or けど). Not hedges: intentions (〜しようと思います, 〜てみようと思う,

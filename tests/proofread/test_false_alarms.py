@@ -1524,3 +1524,18 @@ def test_program_output_causes():
     assert "rule:code-language" not in sources("code_quality", trace)
     shown = "# Bold\n\nWrite it so:\n\n```\nThis is __bold text__ in Markdown.\n```\n"
     assert "rule:code-language" in sources("code_quality", shown)
+
+
+def test_round_34_causes():
+    # the run-as user is a term of the field, not a misspelling of "runs"
+    term = "# Docker\n\nI learned an easy way to find the runas user of an image during this process.\n"
+    assert "rule:spelling" not in sources("language_quality", term)
+    assert "rule:spelling" in sources("language_quality", term.replace("process", "proccess"))
+    # a compound particle typed twice is a doubled word too (recall: it was missed)
+    doubled = "# 拡張機能\n\nこの拡張機能は検索の参考にするというという記事を見たことがあります。\n"
+    (issue,) = [i for i in run("language_quality", doubled) if i.source == "rule:doubled-word"]
+    assert "というという" in issue.problem and issue.line_start == 3
+    once = doubled.replace("というという", "という")
+    assert "rule:doubled-word" not in sources("language_quality", once)
+    quoted = "# 言葉\n\n「という」という言葉は引用を示します。\n"
+    assert "rule:doubled-word" not in sources("language_quality", quoted)

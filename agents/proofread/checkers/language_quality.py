@@ -20,6 +20,7 @@ from agents.proofread.japanese import (
     Token,
     conjunctive_ga,
     doubled_particles,
+    doubled_phrases,
     doubled_words,
     enumerations,
     hedges,
@@ -372,14 +373,15 @@ class LanguageQualityChecker(BaseChecker):
         )]
 
     def _doubled_words(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
-        """rule:doubled-word — the same word typed twice (japanese.doubled_words)."""
-        for previous, current in doubled_words(tokens):
-            doubled = previous.surface + current.surface
+        """rule:doubled-word — the same word (japanese.doubled_words) or compound particle
+        (japanese.doubled_phrases, というという) typed twice."""
+        slips = [(current.surface, current) for _previous, current in doubled_words(tokens)]
+        for word, copy in slips + doubled_phrases(tokens):
             return [self._say(
-                article, "warning", sentence.line_at(current.begin), "rule:doubled-word",
-                (f"同じ語が続いています: 「{doubled}」", f"「{current.surface}」を一つ消してください。",
+                article, "warning", sentence.line_at(copy.begin), "rule:doubled-word",
+                (f"同じ語が続いています: 「{word * 2}」", f"「{word}」を一つ消してください。",
                  "ほとんどの場合、入力の誤りです。"),
-                (f"Doubled word: 「{doubled}」.", f"Remove one 「{current.surface}」.", "Usually a typing slip."),
+                (f"Doubled word: 「{word * 2}」.", f"Remove one 「{word}」.", "Usually a typing slip."),
             )]
         return []
 
