@@ -569,6 +569,10 @@ class _Walk:
             for match in BARE_URL.finditer(content):
                 number = line + content.count("\n", 0, match.start())
                 url, swallowed = trim_bare_url(match.group(0))
+                if match.start() and content[match.start() - 1].isalnum():
+                    # 「デフォルトはhttp://…」: GFM's autolinks and Zenn's linkify start a URL only after
+                    # a space or punctuation, so this one is plain text and swallows nothing.
+                    swallowed = ""
                 source = self.lines[number - 1].strip() if number <= len(self.lines) else ""
                 alone = source == url or source.strip("<>") == url
                 self.links.append(Link(url=url, text=url, line=number, kind="bare",

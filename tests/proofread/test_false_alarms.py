@@ -1539,3 +1539,25 @@ def test_round_34_causes():
     assert "rule:doubled-word" not in sources("language_quality", once)
     quoted = "# 言葉\n\n「という」という言葉は引用を示します。\n"
     assert "rule:doubled-word" not in sources("language_quality", quoted)
+
+
+def test_round_34_sweep_causes():
+    # IPython captures a shell command's output with `x = !cmd`: no syntax error in a notebook cell
+    cell = '# GCS\n\n```python\nPROJECT_ID = ! gcloud config get project\nPROJECT_ID = PROJECT_ID[0]\nLOCATION = "us-central1"\n```\n'
+    assert "rule:syntax-python" not in sources("code_quality", cell)
+    assert "rule:syntax-python" in sources("code_quality", cell.replace('"us-central1"', '"us-central1'))
+    # a URL glued to a preceding letter is no autolink (GFM and linkify start one after a space or
+    # punctuation), so it swallows nothing
+    glued = "# Tauri\n\nポート(デフォルトはhttp://localhost:1420)にアクセスすると、画面が表示されます。\n"
+    assert "rule:bare-url-swallow" not in sources("markdown_format", glued)
+    spaced = glued.replace("デフォルトはhttp", "デフォルトは http")
+    assert "rule:bare-url-swallow" in sources("markdown_format", spaced)
+    # a title heading at the top of a file without front matter, over sections of its own level
+    titled = "## 初めてのJulia体験記\n\n## 1.はじめに\n\nJuliaをインストールして基本文法を試します。\n"
+    assert "rule:empty-section" not in sources("structure", titled)
+    middle = "## はじめに\n\nJuliaを試します。\n\n## 空の節\n\n## まとめ\n\n試しました。\n"
+    assert "rule:empty-section" in sources("structure", middle)
+    # ordinary words the dictionary lacks
+    for word in ("bulleted", "snark", "flyout", "launchd"):
+        text = f"# Notes\n\nThe review below mentions the {word} once, and then it describes the whole setup in plain words.\n"
+        assert "rule:spelling" not in sources("language_quality", text), word

@@ -336,8 +336,8 @@ def check_python(source: str) -> None:
         # REPL transcript: keep the statements, blank the output, keep the line count. An embedding
         # application may name its interpreter before the prompt (TouchDesigner's `python >>> `).
         lines = [line[match.end():] if (match := _REPL_PROMPT.match(line)) else "" for line in lines]
-    # IPython magics (%matplotlib, !pip) and help (obj? / obj??)
-    lines = ["pass" if re.match(r"^\s*[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
+    # IPython magics (%matplotlib, !pip), their output captured (`ids = !gcloud …`) and help (obj? / obj??)
+    lines = ["pass" if re.match(r"^\s*(?:[\w.]+\s*=\s*)?[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     lines = _comment_bodies_filled(lines)
     # What the interpreter printed, pasted without its >>> (`type(a)` / `<class 'int'>`): output.
     lines = ["" if PYTHON_REPR.match(line) else line for line in lines]

@@ -330,8 +330,9 @@ class StructureChecker(BaseChecker):
                 continue  # 「# 🔚END」, 「## 完」: the author's sign-off, not a section left unwritten
             if not heading.text.strip():
                 continue  # an empty heading: rule:empty-heading reports it, one finding for one fix
-            if index == 0 and following is not None and following.level < heading.level and _titles_the_article(article, heading):
-                continue  # `## Title` over `#` sections: the title, whose section is the whole article
+            if (index == 0 and following is not None and following.level <= heading.level and _titles_the_article(article, heading)
+                    and not _is_closing_mark(heading.text)):
+                continue  # `## Title` over `#` or `##` sections: the title, whose section is the whole article
             if not content and (following is None or following.level <= heading.level):
                 issues.append(self.issue(
                     article, "suggestion", heading.line, f"The section “{heading.text}” is empty.",
