@@ -1561,3 +1561,12 @@ def test_round_34_sweep_causes():
     for word in ("bulleted", "snark", "flyout", "launchd"):
         text = f"# Notes\n\nThe review below mentions the {word} once, and then it describes the whole setup in plain words.\n"
         assert "rule:spelling" not in sources("language_quality", text), word
+
+
+def test_round_35_causes():
+    # the key id in an S3 pre-signed URL a tool printed is no leaked secret (it rejected an article)
+    url = "https://objects.githubusercontent.com/asset?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Credential=AKIAIWNJYAX4CSVEH53A%2F20230729%2Fus-east-1"
+    printed = f"# brew\n\n```\n==> Downloading from {url}\n```\n"
+    assert "rule:aws-access-key" not in sources("privacy", printed)
+    assigned = "# keys\n\n```\naws_access_key_id = AKIAIWNJYAX4CSVEH53A\n```\n"
+    assert "rule:aws-access-key" in sources("privacy", assigned)

@@ -232,6 +232,11 @@ def find_emails(line: str) -> Iterator[re.Match[str]]:
     return finditer_by_runs(EMAIL, line, _EMAIL_START, _EMAIL_RUN)
 
 
+# The query parameter of an S3 pre-signed URL that carries the signing key's id: the URL is made to
+# be handed out, and the id alone grants nothing.
+PRESIGNED_CREDENTIAL = re.compile(r"(?i)[?&]X-Amz-Credential=$")
+
+
 def find_secrets(line: str, number: int) -> list[Finding]:
     """Credential-shaped strings on one line (known token formats and random assigned values)."""
     found: list[Finding] = []
@@ -245,6 +250,8 @@ def find_secrets(line: str, number: int) -> list[Finding]:
                 continue
             if spec.name == "jwt" and _expired_jwt(value):
                 continue
+            if spec.name == "aws-access-key" and PRESIGNED_CREDENTIAL.search(line[: match.start(group)]):
+                continue  # a pre-signed URL (a download a tool printed) names its signer's key id, no secret
             if spec.name in ("private-key", "url-credentials") or not _is_placeholder_token(value):
                 found.append(Finding(spec.name, spec.what, number, match.start(group), match.end(group), value))
     # Is a position inside one of the findings? The furthest end among findings starting at or
