@@ -336,17 +336,34 @@ def conjugation_errors(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     「指定しまう」 (指定してしまう / 指定します). Sudachi reads these as a noun plus a classical or
     stray auxiliary, a sequence modern prose does not contain."""
     found = []
-    for previous, token in itertools.pairwise(tokens):
+    for index, (previous, token) in enumerate(itertools.pairwise(tokens), start=1):
         if previous.pos[:3] != ("名詞", "普通名詞", "サ変可能") or previous.end != token.begin:
             continue
         if token.pos1 == "助動詞" and token.base in _VERB_ENDINGS:
             ending = "する" if token.base == "り" else _VERB_ENDINGS[token.base] + token.surface
             found.append((previous, token, previous.surface + ending))
         elif token.pos1 == "助詞" and token.surface == "て" and token.pos2 in ("接続助詞", "副助詞"):
+            if _quoting_te(tokens, index):
+                continue  # 「マッチングてどういう機能」: the spoken quoting て (って), not a lost し
             found.append((previous, token, previous.surface + "して"))
         elif token.pos1 == "動詞" and token.base == "しまう":
             found.append((previous, token, previous.surface + "して" + token.surface))
     return found
+
+
+# What follows a spoken quoting て (for って) after a noun: 「マッチングてどういう機能」「実装てなに」
+# 「キャッシュてのは」「設定ていう項目」. A lost し (「指定てください」) is followed by none of these.
+_QUOTED_BY = {"どういう", "どんな", "何", "なに", "なん", "いう", "言う", "呼ぶ"}
+
+
+def _quoting_te(tokens: list[Token], index: int) -> bool:
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is None:
+        return False
+    if following.base in _QUOTED_BY and following.pos1 in ("連体詞", "代名詞", "動詞"):
+        return True
+    after = tokens[index + 2] if index + 2 < len(tokens) else None
+    return following.surface == "の" and after is not None and after.surface == "は"
 
 
 # Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.

@@ -382,6 +382,8 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
     char = line[index]
     following = line[index + 1] if index + 1 < len(line) else " "
     if char in "。！？．":  # ． : the full stop of academic and technical Japanese (with ，)
+        if following == "て" or line.startswith("って", index + 1):
+            return False  # 「遅れるかもしれない。て時点から」: the 。 closes a thought quoted by (っ)て
         return following not in "」』）)"
     if char in ".!?":
         if japanese and char == ".":

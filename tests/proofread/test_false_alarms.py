@@ -1570,3 +1570,20 @@ def test_round_35_causes():
     assert "rule:aws-access-key" not in sources("privacy", printed)
     assigned = "# keys\n\n```\naws_access_key_id = AKIAIWNJYAX4CSVEH53A\n```\n"
     assert "rule:aws-access-key" in sources("privacy", assigned)
+
+
+def test_round_35_open_causes():
+    # the spoken quoting て (for って) after a noun is no lost し; a lost し still is
+    spoken = JA_HEAD + "ところで、マッチングてどういう機能なのでしょうか。\n"
+    assert "rule:ja-conjugation" not in sources("language_quality", spoken)
+    lost = JA_HEAD + "ここで値を指定てください。\n"
+    assert "rule:ja-conjugation" in sources("language_quality", lost)
+    # a 。 closing a thought quoted by て / って does not end the sentence, whose end sets its style
+    quoted = MIXED + "遅れる**かもしれない**。て時点から相談します。\n"
+    assert "rule:mixed-style" not in sources("language_quality", quoted)
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "遅れるかもしれない。時点から相談します。\n")
+    # a JSON array cut after a member's comma is an excerpt; a comma before the closer is still an error
+    cut = '# Data\n\n```json\n[\n  {"a": 1},\n  {"a": 2},\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", cut)
+    closed = '# Data\n\n```json\n[\n  {"a": 1},\n  {"a": 2},\n]\n```\n'
+    assert "rule:syntax-json" in sources("code_quality", closed)

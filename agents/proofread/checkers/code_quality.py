@@ -391,6 +391,8 @@ def check_json(source: str) -> None:
         json.loads(source)
     except json.JSONDecodeError as exc:
         before = source[: exc.pos].rstrip()
+        if before.endswith(",") and not source[exc.pos :].strip():
+            return  # the block stops after a member's comma (`},` of a long array): an excerpt, cut there
         if before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
             # The parser notices a trailing comma at the next token; point at the comma.
             raise SyntaxProblem(before.count("\n") + 1, "trailing comma") from None
