@@ -147,6 +147,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Add a closing {fence} line where the code ends.": "コードの終わりに閉じの {fence} の行を追加してください。",
         "Everything after an unclosed fence renders as code, hiding the rest of the article.":
             "閉じられていないコードブロックより後ろはすべてコードとして表示され、記事の残りが隠れてしまいます。",
+        "The code block opened on line {line} is never closed: {fence} followed by a language on line {tagged} opens nothing and closes nothing.":
+            "{line}行目で始まるコードブロックが閉じられていません。{tagged}行目の言語名付きの {fence} は閉じにも開きにもなりません。",
+        "Write the closing fence as a bare {fence}, without the language.": "閉じの {fence} は言語名を付けずに書いてください。",
+        "A closing fence takes no info string, so the rest of the article renders as code.":
+            "閉じのフェンスには言語名を書けないため、記事の残りがすべてコードとして表示されます。",
     },
     "unclosed-container": {
         "The :::{kind} block is never closed.": ":::{kind} ブロックが閉じられていません。",
@@ -515,6 +520,15 @@ MESSAGES: dict[str, dict[str, str]] = {
 }
 MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."] = (
     "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
+)
+MESSAGES["md001"]["{count} headings jump more than one level (lines {lines})."] = (
+    "見出しのレベルが二段以上飛んでいる所が{count}か所あります（{lines}行目）。"
+)
+MESSAGES["md027"]["{count} quoted lines have several spaces after the > (lines {lines})."] = (
+    "引用の > の後ろに空白が複数ある行が{count}行あります（{lines}行目）。"
+)
+MESSAGES["code-language"]["{count} code blocks have no language tag (lines {lines})."] = (
+    "言語名のないコードブロックが{count}個あります（{lines}行目）。"
 )
 
 # Any rule: the linter's fallbacks.

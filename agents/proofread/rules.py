@@ -246,6 +246,9 @@ GROUPED_RULES: dict[str, str] = {
     "image-alt": "{count} images have no alt text (lines {lines}).",
     "md039": "{count} links have spaces inside their text (lines {lines}).",  # a table of contents' every entry
     "strong-flanking": "{count} bold spans next to punctuation will not render (lines {lines}).",  # a writer's habit
+    "md001": "{count} headings jump more than one level (lines {lines}).",  # `#` sections with `###` under each
+    "code-language": "{count} code blocks have no language tag (lines {lines}).",  # a writer who never tags
+    "md027": "{count} quoted lines have several spaces after the > (lines {lines}).",  # one quote, every line
 }
 GROUP_AFTER = 3
 

@@ -225,7 +225,10 @@ def has_japanese(text: str) -> bool:
 
 
 # Marks that start an item on a line of its own, outside Markdown's list syntax.
-_LINE_BULLETS = "■□●○◆◇▶►▷★☆※"
+_LINE_BULLETS = "■□●○◆◇▶►▷★☆※・•"
+# Japanese lines that start an item although no bullet says so: a numbered step (「(8) 〜をタップします」,
+# 「①」) or a figure (「46％が〜を挙げた」 under 「回答者のうち、」). Zenn and Qiita show each line on its own.
+_JA_ITEM_START = re.compile(r"\s*(?:[(（]\d{1,2}[)）]|[①-⑳]|\d+(?:\.\d+)?\s?[%％])")
 # What ends a Japanese sentence in running text: 。 and, in academic style (with ，), ．.
 JA_FULL_STOPS = ("。", "．")
 _OPENERS = "「『（(【［[〈《“"
@@ -286,6 +289,8 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             continue
         if start is not None and line.lstrip()[:1] in _LINE_BULLETS:
             flush(previous if previous is not None else number)  # `■ 1つめのPR: …` on each line: items, not one sentence
+        elif start is not None and japanese and _JA_ITEM_START.match(line):
+            flush(previous if previous is not None else number)
         elif start is not None and not japanese and _a_line_of_its_own(previous_line, line):
             flush(previous if previous is not None else number)
         if start is not None and buffer and not japanese:

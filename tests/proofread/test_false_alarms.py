@@ -1587,3 +1587,29 @@ def test_round_35_open_causes():
     assert "rule:syntax-json" not in sources("code_quality", cut)
     closed = '# Data\n\n```json\n[\n  {"a": 1},\n  {"a": 2},\n]\n```\n'
     assert "rule:syntax-json" in sources("code_quality", closed)
+
+
+def test_round_35_sweep_causes():
+    # a block "closed" by ```text: the finding points at that line and says why it does not close
+    tagged = "# Example\n\nIncomplete:\n\n```text\nf (Just x) = x\n```text\n\nThe compiler says more.\n"
+    found = [i for i in run("markdown_format", tagged) if i.source == "rule:unclosed-fence"]
+    assert [(i.line_start, i.severity) for i in found] == [(7, "critical")]
+    assert "without the language" in found[0].suggestion
+    plain = "# Example\n\n```text\nf (Just x) = x\n\nThe compiler says more.\n"
+    assert [i.line_start for i in run("markdown_format", plain) if i.source == "rule:unclosed-fence"] == [3]
+    # lines of figures or numbered steps without bullets, and ・ bullets, are items: no one long sentence
+    figures = JA_HEAD + "2023年の調査に参加した元ユーザーのうち、\n" + "".join(
+        f"{n}％が自分ではコントロールできない要因を理由として挙げた（2022年から{n}ポイントの減少）\n" for n in (46, 31, 24)
+    )
+    assert "rule:sentence-length" not in sources("language_quality", figures)
+    steps = JA_HEAD + "".join(
+        f"({n}) 「入力がない場合」の「続ける」の箇所をタップし、「停止して応答」を選び、追加で表示された入力欄に文を入れます\n"
+        for n in (8, 9, 10)
+    )
+    assert "rule:sentence-length" not in sources("language_quality", steps)
+    bullets = JA_HEAD + "".join(f"・電源プラグが**欧州製**だったため並行輸入品であったことを購入後に知った（{n}）\n" for n in range(5))
+    assert "rule:sentence-length" not in sources("language_quality", bullets)
+    joined = JA_HEAD + "".join(
+        f"回答者の{n}割が自分ではコントロールできない要因を理由として挙げていて、2022年から{n}ポイントの減少\n" for n in (4, 3, 2)
+    ) + "となりました。\n"
+    assert "rule:sentence-length" in sources("language_quality", joined)

@@ -195,6 +195,20 @@ def test_a_habit_of_bold_ending_in_a_full_stop_is_one_finding():
     assert to_japanese("strong-flanking", found[0].problem) == "記号に接していて太字にならない箇所が5箇所あります（3, 5, 7, 9, 11行目）。"
 
 
+def test_a_writer_who_never_tags_code_blocks_gets_one_finding_naming_every_block():
+    from agents.proofread.messages import to_japanese
+    from tests.proofread.test_false_alarms import run
+
+    blocks = "".join(f"Step {n}:\n\n```\nimport os\nprint(os.getcwd(), {n})\n```\n\n" for n in range(4))
+    found = [i for i in apply_rule_control(run("code_quality", f"# Setup\n\n{blocks}"), {}) if i.source == "rule:code-language"]
+    assert [(i.problem, i.line_start) for i in found] == [("4 code blocks have no language tag (lines 5, 12, 19, 26).", 5)]
+    assert to_japanese("code-language", found[0].problem) == "言語名のないコードブロックが4個あります（5, 12, 19, 26行目）。"
+    assert grouped_lines(found[0]) == [5, 12, 19, 26]
+    three = "".join(f"Step {n}:\n\n```\nimport os\nprint(os.getcwd(), {n})\n```\n\n" for n in range(3))
+    assert len([i for i in apply_rule_control(run("code_quality", f"# Setup\n\n{three}"), {})
+                if i.source == "rule:code-language"]) == 3
+
+
 def test_in_order_to_is_a_rule_of_its_own_off_by_default_that_a_project_can_turn_on():
     text = "# Build\n\nIt goes without saying that we cache the results in order to save time.\n"
     from tests.proofread.test_false_alarms import run

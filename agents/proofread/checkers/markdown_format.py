@@ -12,7 +12,7 @@ import unicodedata
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.parser import SHORTCODE, liquid_fences
-from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
+from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose
 from bot import workpool
 
@@ -198,6 +198,18 @@ def run_pymarkdown(text: str, worker: LinterWorker, timeout: float) -> list[Fail
     return worker.scan(text if text.endswith("\n") else text + "\n", EXTENSIONS, DISABLED_RULES, timeout=timeout)
 
 
+def _tagged_closer(block: CodeBlock) -> int | None:
+    """The line of an unclosed block where the writer meant to close it with a tagged fence
+    (```text … ```text, a habit some generators accept): the fence, then an info string."""
+    for offset, line in enumerate(block.content.split("\n")):
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) <= 3 and stripped.startswith(block.fence) and stripped[len(block.fence):].strip():
+            rest = stripped[len(block.fence):]
+            if rest[:1] != block.fence[0]:
+                return block.content_start_line + offset
+    return None
+
+
 class MarkdownFormatChecker(BaseChecker):
     category = "markdown_format"
     status_text = "Checking Markdown formatting…"
@@ -319,7 +331,16 @@ class MarkdownFormatChecker(BaseChecker):
     def _fences_and_containers(self, article: ParsedArticle) -> list[Issue]:
         issues = []
         for block in article.code_blocks:
-            if not block.closed:
+            if not block.closed and (tagged := _tagged_closer(block)) is not None:
+                issues.append(self.issue(
+                    article, "critical", tagged,
+                    f"The code block opened on line {block.start_line} is never closed: {block.fence} followed by a "
+                    f"language on line {tagged} opens nothing and closes nothing.",
+                    f"Write the closing fence as a bare {block.fence}, without the language.",
+                    "A closing fence takes no info string, so the rest of the article renders as code.",
+                    "rule:unclosed-fence", line_end=article.line_count,
+                ))
+            elif not block.closed:
                 issues.append(self.issue(
                     article, "critical", block.start_line,
                     f"The code block opened with {block.fence} on line {block.start_line} is never closed.",
