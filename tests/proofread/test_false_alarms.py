@@ -1613,3 +1613,12 @@ def test_round_35_sweep_causes():
         f"回答者の{n}割が自分ではコントロールできない要因を理由として挙げていて、2022年から{n}ポイントの減少\n" for n in (4, 3, 2)
     ) + "となりました。\n"
     assert "rule:sentence-length" in sources("language_quality", joined)
+
+
+def test_round_36_causes():
+    # an app's system-information report under 「私の環境です」 reads as a Markdown list but is printed text
+    report = "--- SYSTEM INFORMATION ---\n**System Information**\n\n* Pythonista 3.3 (330025)\n* iOS 16.0.2, model iPhone12,1\n"
+    announced = JA_HEAD + f"以下、私の 2022 年 12 月時点の環境です。\n\n```\n{report}```\n"
+    assert "rule:code-language" not in sources("code_quality", announced)
+    shown = JA_HEAD + f"Markdown ではこう書きます。\n\n```\n{report}```\n"
+    assert "rule:code-language" in sources("code_quality", shown)
