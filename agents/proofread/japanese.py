@@ -85,7 +85,12 @@ TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
 # not a second object.
 _FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭",
                          "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
-                         "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手"}
+                         "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手", "メイン"}
+# Noun + を + verb idioms that work as one adverb or verb (順を追って説明する, 目を通す, 手を加える):
+# their を is no second object of the clause.
+_WO_IDIOMS = {("順", "追う"), ("目", "通す"), ("手", "加える"), ("手", "入れる"), ("手", "動かす"), ("気", "付ける"),
+              ("気", "つける"), ("念", "押す"), ("足", "運ぶ"), ("目", "配る"), ("気", "配る"), ("腰", "据える"),
+              ("身", "置く"), ("頭", "抱える"), ("肩", "並べる"), ("一線", "画す")}
 # 「に関して」「について」「によって」「において」「にとって」「として」…: particle + verb work as one
 # compound particle. 使う/用いる are left out: 「AをBを使って」 is a real doubled を.
 _COMPOUND_PARTICLE_VERBS = {
@@ -99,7 +104,7 @@ _PREDICATES = {"動詞", "形容詞", "助動詞"}
 _FORMAL_NOUNS = {"こと", "事", "ため", "為", "よう", "様", "もの", "物", "まま", "ところ", "所", "とき", "時", "場合",
                  "ほう", "方", "わけ", "はず", "つもり", "際", "通り", "とおり", "ほど", "くらい", "ぐらい", "うち", "間"}
 # Same-word repetitions that are idiomatic, not typing slips (めでたしめでたし, などなど).
-_REDUPLICATION_POS = {"副詞", "感動詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
+_REDUPLICATION_POS = {"副詞", "感動詞", "接続詞", "形容詞", "形状詞", "補助記号", "空白", "記号", "接尾辞", "接頭辞"}
 _REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
 _EXISTENCE_VERBS = frozenset({"ある", "いる"})
 # Nouns written twice as one word, "at each …" (要所要所で, 場面場面に応じて, 節目節目に).
@@ -136,6 +141,9 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     following = tokens[index + 1] if index + 1 < len(tokens) else None
     if following is None:
         return False
+    previous = tokens[index - 1] if index else None
+    if token.surface == "を" and previous is not None and (previous.base, following.base) in _WO_IDIOMS:
+        return True
     if token.surface == "を" and following.base in _FIXED_NOUNS_AFTER_WO:
         after = tokens[index + 2] if index + 2 < len(tokens) else None
         return after is not None and after.surface == "に"
@@ -223,17 +231,23 @@ def _in_relative_clause(tokens: list[Token], index: int) -> bool:
     return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
 
 
-def doubled_words(tokens: list[Token]) -> list[tuple[Token, Token]]:
+def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()) -> list[tuple[Token, Token]]:
     """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
     alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
     particles (などなど), numerals (ひとつひとつ), adverbial time nouns (毎回毎回), and pairs that only share their spelling
-    (書いてて: the auxiliary てる, then the particle て)."""
+    (書いてて: the auxiliary てる, then the particle て), conjunctions (ただただ), a pair across a line
+    break (`line_starts`: where the sentence's lines begin; Zenn and Qiita show each line on its
+    own), and 「外出しして」, which the dictionary reads as 外出 + し + し."""
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
     pairs = []
-    for previous, current in itertools.pairwise(words):
+    for before, previous, current in zip([None, *words], words, words[1:], strict=False):
         if counts[current.surface] > 2 and counts[current.surface] * 4 >= len(words):
             continue  # a word making up the sentence is sample text (平文平文**強調**平文), not a slip
+        if current.begin in line_starts:
+            continue  # the last word of one line and the first of the next (「ディレクトリ:バケット」 / 「バケットより…」)
+        if previous.base == "する" and before is not None and before.pos1 == "名詞" and before.end == previous.begin:
+            continue  # 外出しして, 書き出しして: a noun ending in し (外出し) read as noun + し, then する
         if (
             previous.surface == current.surface
             and previous.pos[:2] == current.pos[:2]
@@ -262,6 +276,8 @@ def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
             first, second = words[start : start + size], words[start + size : start + 2 * size]
             if first[0].pos1 != "助詞" or [t.surface for t in first] != [t.surface for t in second]:
                 continue
+            if start == 0 or words[start - 1].pos1 == "補助記号":
+                continue  # 「ではでは、」 opening a sentence: a greeting, not a particle typed twice
             if any(b.begin - a.end > 0 for a, b in itertools.pairwise(first + second)):
                 continue  # typed apart: not one slip
             if any(second[0] is copy for _phrase, copy in found):

@@ -1622,3 +1622,32 @@ def test_round_36_causes():
     assert "rule:code-language" not in sources("code_quality", announced)
     shown = JA_HEAD + f"Markdown ではこう書きます。\n\n```\n{report}```\n"
     assert "rule:code-language" in sources("code_quality", shown)
+
+
+def test_round_36_sweep_causes():
+    # Japanese: idiomatic doubles, an idiom's を, words across a line break, 外出し + して
+    for sentence in ("ただただ、私が使いやすい構成です。", "ではでは早速作っていきましょう。", "ほぼ、変数を外出ししているので確認できます。"):
+        assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + sentence + "\n"), sentence
+    listing = JA_HEAD + "それぞれ、次のように対応しています。\nルートのディレクトリ:バケット\nバケットより下のディレクトリ:プレフィックス\n"
+    assert "rule:doubled-word" not in sources("language_quality", listing)
+    for slip in ("名乗らせてもらってもらっている者です。", "３辺の長さがそれそれ等しいとします。"):
+        assert "rule:doubled-word" in sources("language_quality", JA_HEAD + slip + "\n"), slip
+    for sentence in ("一連の仕組みを順を追って解説します。", "このエディタは Pythonista3 をメインに実装をしています。"):
+        assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + sentence + "\n"), sentence
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "被る日を最小公倍数をつかって解きます。\n")
+    # English: British -isation- inside a word, a title quoted in German, a Bosnian line, a profile link's text
+    british = "# Notes\n\nThe organisational chart is new, and the organizational one is old.\n"
+    assert "rule:spelling" not in sources("language_quality", british)
+    german = "# Talks\n\nA talk on IoT projects.\n(original German title: Ein IoT-Projekt auf dem Weg vom Schreibtisch in die weite Welt)\n"
+    assert "rule:spelling" not in sources("language_quality", german)
+    bosnian = "# Ifs\n\nWe check numbers here.\n\nNpr. ako želimo povjeriti je li broj pozitivan i manji od 50.\n"
+    assert "rule:spelling" not in sources("language_quality", bosnian)
+    credit = "# Credits\n\nThe example comes from [karam](https://twitter.com/0xkarmacoma), with a few changes.\n"
+    assert "rule:spelling" not in sources("language_quality", credit)
+    assert "rule:spelling" in sources("language_quality", "# Credits\n\nThe example comes from karam, with changes.\n")
+    # `***` closes bold and italics at once; a heading that is a link needs no body
+    nested = "# Regex\n\nThey are **not powerful enough to handle *recursion***, but they help.\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", nested)
+    assert "rule:strong-flanking" in sources("markdown_format", "# Regex\n\nThey are **not enough, but they help.\n")
+    video = "---\ntitle: AWS 101\n---\n\n## VIDEO — https://youtu.be/VsFjFdCTgXk\n\n## Introduction\n\nThis room is about clouds.\n"
+    assert "rule:empty-section" not in sources("structure", video)

@@ -375,7 +375,7 @@ class LanguageQualityChecker(BaseChecker):
     def _doubled_words(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:doubled-word — the same word (japanese.doubled_words) or compound particle
         (japanese.doubled_phrases, というという) typed twice."""
-        slips = [(current.surface, current) for _previous, current in doubled_words(tokens)]
+        slips = [(current.surface, current) for _previous, current in doubled_words(tokens, frozenset(index for index, _line in sentence.breaks))]
         for word, copy in slips + doubled_phrases(tokens):
             return [self._say(
                 article, "warning", sentence.line_at(copy.begin), "rule:doubled-word",

@@ -52,7 +52,7 @@ TABLE_DELIMITER = re.compile(r"^\s*\|?\s*:?-{1,}:?\s*(\|\s*:?-{1,}:?\s*)*\|?\s*$
 LIST_WITHOUT_SPACE = re.compile(r"^(\s*)([-+]|\d{1,3}\.)(?=[^\s\d.\-+*])(?![xX](?![A-Za-z]))(\S)")
 EMPTY_HEADING = re.compile(r"^ {0,3}#{1,6}\s*$")
 EMPTY_QUOTE = re.compile(r"^\s*(?:>\s*)+$")
-STRONG_RUN = re.compile(r"(?<!\*)\*\*(?!\*)")
+STRONG_RUN = re.compile(r"(?<!\*)\*{2,3}(?!\*)")  # `***` closes (or opens) bold and italics at once
 _ESCAPE = re.compile(r"\\[\\*]")
 LIST_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d{1,9}[.)])(?:\s|$)")
 IMAGE_ONLY_LINE = re.compile(r"^\s*(?:!\[\]\([^)]*\)\s*)+$")

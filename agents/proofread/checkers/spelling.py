@@ -133,6 +133,9 @@ def is_known(word: str) -> bool:
     for british, american in _BRITISH:
         if word.endswith(british) and word[: -len(british)] + american in speller():
             return True
+    # -isation- before a suffix: organisational, optimisations' stems (organizational).
+    if "isation" in word and is_known_simple(word.replace("isation", "ization")):
+        return True
     # -our- before a suffix: behavioural, favourable, colourful, neighbourhood (not fourty).
     for match in _BRITISH_OUR.finditer(word):
         if match.start() >= 2 and word[: match.start()] + "or" + word[match.start() + 3 :] in speller():
@@ -240,14 +243,37 @@ _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 
 def _other_latin_language(line: str) -> bool:
     """A line in another language written in Latin letters (Vietnamese, French, German, Spanish,
-    Finnish): a fifth or more of its words carry letters English does not use, or half or more of
-    the words the spell check would read (six at least) are in no English dictionary — a summary
-    translated for readers abroad. Its words are no English typos."""
+    Finnish, Bosnian): a fifth or more of its words carry letters English does not use; three or
+    more German function words (`Ein IoT-Projekt auf dem Weg vom Schreibtisch`); or half or more of
+    the words the spell check would read are in no English dictionary — six words at least, or
+    three when the line has a letter English does not use (`ako želimo … manji od 50`). A summary
+    translated for readers abroad, a title quoted in its language: its words are no English typos."""
     words = _LATIN_WORD.findall(line)
     if len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words):
         return True
+    if sum(1 for word in words if word.lower() in _GERMAN_FUNCTION_WORDS) >= 3:
+        return True
     checked = [word for _column, word in _prose_words(line)]
-    return len(checked) >= FOREIGN_MIN_WORDS and sum(1 for w in checked if not _in_dictionary(w)) * 2 >= len(checked)
+    enough = FOREIGN_MIN_WORDS if not _ACCENTED.search(line) else 3
+    return len(checked) >= enough and sum(1 for w in checked if not _in_dictionary(w)) * 2 >= len(checked)
+
+
+# German words that English text does not use (not "die", "den", "man", "also", "will").
+_GERMAN_FUNCTION_WORDS = frozenset({
+    "und", "der", "dem", "des", "ein", "eine", "einen", "einem", "einer", "auf", "vom", "mit", "für", "von",
+    "zum", "zur", "ist", "nicht", "sich", "auch", "oder", "bei", "aus", "nach", "über", "wir", "ich", "wird",
+})
+# Link targets that are a person's page: the link's text is their name or handle.
+_PROFILE_LINK = re.compile(
+    r"\[([^\]]+)\]\((?:https?://)?(?:www\.)?(?:twitter\.com|x\.com|github\.com|gitlab\.com|instagram\.com|"
+    r"bsky\.app/profile|linkedin\.com/in|mastodon\.\w+|zenn\.dev|qiita\.com)/@?[\w.-]+/?\)"
+)
+
+
+def profile_link_names(line: str) -> set[str]:
+    """The words of the text of links to a person's profile (`[karam](https://twitter.com/0xkarmacoma)`):
+    a name or a handle, which no dictionary holds."""
+    return {word.lower() for match in _PROFILE_LINK.finditer(line) for word in _ANY_WORD.findall(match.group(1))}
 
 
 # An article is in another language when at least this many of its lines can be told apart and
@@ -376,7 +402,7 @@ class SpellingChecker(BaseChecker):
         for number, line in article.prose_lines():
             if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
                 continue
-            names = listed.get(number, set())
+            names = listed.get(number, set()) | profile_link_names(line)
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
             for column, word in _prose_words(mask_struck(line)):
                 if word in seen or counts[word] >= 2 or word in names:

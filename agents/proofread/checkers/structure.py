@@ -18,6 +18,9 @@ INTRO = re.compile(
 CLOSING_MARK = re.compile(r"(?i)(?:the\s*)?end|fin|おわり|終わり|おしまい|お終い|完|終|以上")
 
 
+_HEADING_URL = re.compile(r"https?://\S+")
+
+
 def _is_closing_mark(text: str) -> bool:
     words = "".join(c for c in text if unicodedata.category(c)[0] in "LN" or c.isspace()).strip()
     return bool(CLOSING_MARK.fullmatch(words))
@@ -330,6 +333,8 @@ class StructureChecker(BaseChecker):
                 continue  # 「# 🔚END」, 「## 完」: the author's sign-off, not a section left unwritten
             if not heading.text.strip():
                 continue  # an empty heading: rule:empty-heading reports it, one finding for one fix
+            if _HEADING_URL.search(heading.text):
+                continue  # `## VIDEO — https://youtu.be/…`: the heading carries its content, a link
             if (index == 0 and following is not None and following.level <= heading.level and _titles_the_article(article, heading)
                     and not _is_closing_mark(heading.text)):
                 continue  # `## Title` over `#` or `##` sections: the title, whose section is the whole article
