@@ -383,12 +383,22 @@ def _closes_bracketed_sentence(line: str, index: int) -> bool:
     return following.isspace() and line[:index].rstrip(_CLOSING_QUOTES + "'*_").endswith((".", "!", "?"))
 
 
+# What follows a 。 that a writer puts as a pause inside a sentence, quoting the thought before it
+# (「描画する。みたいなイメージ」「APIで何かする。とか全くしていない」): none of these starts a sentence.
+_QUOTED_THOUGHT_TAILS = ("など", "みたいな", "みたいに", "みたいで", "のであれば", "のなら", "のような", "のように",
+                         "といった", "とか", "と思", "というイメージ", "という感じ", "というような", "くらい", "ぐらい")
+
+
 def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
     char = line[index]
     following = line[index + 1] if index + 1 < len(line) else " "
     if char in "。！？．":  # ． : the full stop of academic and technical Japanese (with ，)
         if following == "て" or line.startswith("って", index + 1):
             return False  # 「遅れるかもしれない。て時点から」: the 。 closes a thought quoted by (っ)て
+        if following == char == "。":
+            return False  # 「入力できない。。。」: a run of full stops trails off and ends at its last one
+        if line.startswith(_QUOTED_THOUGHT_TAILS, index + 1):
+            return False  # 「実行される。というイメージです」「動かなくなる。など」: a pause, not a sentence end
         return following not in "」』）)"
     if char in ".!?":
         if japanese and char == ".":

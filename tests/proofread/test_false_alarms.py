@@ -1651,3 +1651,17 @@ def test_round_36_sweep_causes():
     assert "rule:strong-flanking" in sources("markdown_format", "# Regex\n\nThey are **not enough, but they help.\n")
     video = "---\ntitle: AWS 101\n---\n\n## VIDEO — https://youtu.be/VsFjFdCTgXk\n\n## Introduction\n\nThis room is about clouds.\n"
     assert "rule:empty-section" not in sources("structure", video)
+
+
+def test_a_full_stop_used_as_a_pause_or_a_trailing_run_is_no_plain_sentence():
+    # 「〜する。というイメージです」「動かなくなる。など」: a 。 quoting the thought before it, inside a polite sentence
+    for pause in (
+        "`scene` の`run()` が呼ばれている。というイメージで問題ないと思います。",
+        "何をどうしたら動かなくなる。など、判断がつかないものは自己責任でお願いします。",
+        "普段はAPI で何かする。とか全くしておらず、今回は雰囲気でなんとかしています。",
+        "気軽に試したい or 数回の確認でいい。のであれば、CDN 経由で実装が可能です。",
+        "結果の全てをドカっと描画する。みたいなイメージで、理解をしています。",
+        "あかん、もう、12月が来てしまう。。。",
+    ):
+        assert "rule:mixed-style" not in sources("language_quality", MIXED + pause + "\n"), pause
+    assert "rule:mixed-style" in sources("language_quality", MIXED + "このコードを次のように書き換える。\n")

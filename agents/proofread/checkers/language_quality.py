@@ -94,7 +94,7 @@ MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below t
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
-TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥)+。$")
+TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
 
 def section_starts(article: ParsedArticle) -> list[int]:
