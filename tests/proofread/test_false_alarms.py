@@ -1665,3 +1665,13 @@ def test_a_full_stop_used_as_a_pause_or_a_trailing_run_is_no_plain_sentence():
     ):
         assert "rule:mixed-style" not in sources("language_quality", MIXED + pause + "\n"), pause
     assert "rule:mixed-style" in sources("language_quality", MIXED + "このコードを次のように書き換える。\n")
+
+
+def test_a_flow_drawn_line_by_line_with_arrows_is_no_one_sentence():
+    steps = ("プログラミング言語の高レベル命令（C や Python などで書かれたもの）を用意して",
+             "アセンブリ言語の命令列として、レジスタ同士の足し算を表すところまで落として",
+             "機械語としてメモリに置かれたバイナリの列を、CPU の制御回路が読み取って")
+    flow = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n　　↓ (変換)\n" for step in steps) + "[CPU の実行]\n"
+    assert "rule:sentence-length" not in sources("language_quality", flow)
+    joined = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n" for step in steps) + "[CPU の実行]\n"
+    assert "rule:sentence-length" in sources("language_quality", joined)
