@@ -118,7 +118,7 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
         if missing:
             problems.append(f"{a.get('id')}: missing fields {', '.join(missing)}")
             continue
-        if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en"):
+        if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en", "zh"):
             problems.append(f"{a['id']}: unknown platform/language {a['platform']}/{a['language']}")
         if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, *BLOCK_SPLITS):
             problems.append(f"{a['id']}: bad stored/split value {a['stored']}/{a['split']}")
