@@ -1675,3 +1675,13 @@ def test_a_flow_drawn_line_by_line_with_arrows_is_no_one_sentence():
     assert "rule:sentence-length" not in sources("language_quality", flow)
     joined = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n" for step in steps) + "[CPU の実行]\n"
     assert "rule:sentence-length" in sources("language_quality", joined)
+
+
+def test_a_quotation_holding_sentences_of_its_own_is_measured_sentence_by_sentence():
+    tweet = ("GitHub CopilotのBYOK機能を使ってこのモデルをAIクレジットを消費しないで使うことが出来ました。"
+             "注意点 Googleアカウントの有料枠で使用するとGoogleの方のAIクレジットの課金がひつよう。"
+             "無料のGoogleアカウントを作ってAI StudioでAPI KEYを作ってそれを登録すると無料")
+    pasted = JA_HEAD + f"Xユーザーのtestさん: 「{tweet}」 / X\n"
+    assert "rule:sentence-length" not in sources("language_quality", pasted)
+    one = JA_HEAD + "「" + tweet.replace("。", "、") + "」という投稿を見て、すぐに自分の環境でも同じ設定を試してみることにしました。\n"
+    assert "rule:sentence-length" in sources("language_quality", one)

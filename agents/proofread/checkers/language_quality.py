@@ -94,6 +94,7 @@ MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below t
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
+QUOTATION = re.compile(r"「([^「」]*)」")
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
 
@@ -331,6 +332,12 @@ class LanguageQualityChecker(BaseChecker):
         # So is an enumeration of names or terms (「A、B、C」): read item by item, it counts at most
         # as much as a Latin run.
         length -= sum(max(0, size - LATIN_RUN_CHARS) for size in enumerations(tokens))
+        # A quotation holding sentences of its own (a pasted post: 「…できました。注意点…」) is read
+        # sentence by sentence: it counts as its longest one.
+        for quote in QUOTATION.finditer(sentence.text):
+            pieces = [len(re.sub(r"\s", "", piece)) for piece in re.split(r"[。！？]", quote.group(1))]
+            if len(pieces) > 1 and any(pieces[1:]):
+                length -= sum(pieces) - max(pieces)
         limit = self.config.max_sentence_chars_ja
         if length < limit:
             return []
