@@ -1685,3 +1685,12 @@ def test_a_quotation_holding_sentences_of_its_own_is_measured_sentence_by_senten
     assert "rule:sentence-length" not in sources("language_quality", pasted)
     one = JA_HEAD + "「" + tweet.replace("。", "、") + "」という投稿を見て、すぐに自分の環境でも同じ設定を試してみることにしました。\n"
     assert "rule:sentence-length" in sources("language_quality", one)
+
+
+def test_a_commonly_misspelt_loanword_is_named_with_its_right_form():
+    found = [i for i in run("language_quality", JA_HEAD + "【1ヶ月のシュミレート請求書比較】を作りました。\n") if i.source == "rule:ja-misspelling"]
+    assert [(i.severity, i.problem) for i in found] == [("suggestion", "よくある表記の誤りです: 「シュミレート」（「シミュレート」）")]
+    heading = JA_HEAD + "本文です。\n\n### 【1ヶ月のシュミレート請求書比較】\n\n本文です。\n"
+    assert lines("language_quality", heading, "rule:ja-misspelling") == [5]
+    for right in ("シミュレーターでシミュレーションします。", "`シュミレーション` はコードの中の文字列です。", "バッグを買いました。"):
+        assert "rule:ja-misspelling" not in sources("language_quality", JA_HEAD + right + "\n"), right

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -368,6 +369,13 @@ def _sic_paragraphs(article: ParsedArticle) -> set[int]:
     return lines
 
 
+# Loanwords commonly misspelt in Japanese technical writing, each with its form from the source word
+# (simulation, communication, desktop, feedback, backend); a match may run on (シュミレーター).
+_MISSPELT = (("シュミレ", "シミュレ"), ("コミニュケ", "コミュニケ"), ("ディスクトップ", "デスクトップ"),
+             ("フィードバッグ", "フィードバック"), ("バッグエンド", "バックエンド"), ("バッグアップ", "バックアップ"))
+KATAKANA_MISSPELLINGS = re.compile("(?:" + "|".join(wrong for wrong, _fix in _MISSPELT) + r")[\u30a0-\u30ffー]*")
+
+
 class SpellingChecker(BaseChecker):
     """Runs inside the language checker's job (the same sentences and tokens); its issues belong
     to the language_quality category under their own rule ids."""
@@ -434,10 +442,26 @@ class SpellingChecker(BaseChecker):
                 return []
         return issues
 
+    def loanwords(self, article: ParsedArticle, text: str, line_at: Callable[[int], int]) -> list[Issue]:
+        """rule:ja-misspelling in `text` (a sentence, or a heading's text), the first one only."""
+        for match in KATAKANA_MISSPELLINGS.finditer(text):
+            written = match.group()
+            intended = next(fix + written[len(wrong) :] for wrong, fix in _MISSPELT if written.startswith(wrong))
+            return [self.issue(
+                article, "suggestion", line_at(match.start()),
+                f"よくある表記の誤りです: 「{written}」（「{intended}」）",
+                f"「{intended}」と書いてください。",
+                "原語の綴り（simulation, communication…）に沿った表記が、検索でも見つかる正しい形です。",
+                "rule:ja-misspelling",
+            )]
+        return []
+
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-conjugation — a サ変 noun followed directly by a verb ending it cannot carry
-        (the first one in the sentence)."""
-        issues = []
+        (the first one in the sentence). rule:ja-misspelling — a loanword misspelt the way writers
+        commonly do (シュミレーション for シミュレーション), from a short list in the manner of the
+        prh dictionaries textlint users keep."""
+        issues = self.loanwords(article, sentence.text, sentence.line_at)
         for noun, ending, intended in conjugation_errors(tokens)[:1]:
             written = sentence.text[noun.begin : ending.end]
             issues.append(self.issue(
