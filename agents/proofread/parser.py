@@ -58,9 +58,12 @@ UNDEFINED_REFERENCE = re.compile(r"(?<![A-Za-z0-9_\]])\[([^\[\]\n]*)\]\[([^\[\]\
 # Hugo shortcodes {{< … >}} / {{% … %}}: template calls, not text or links. `[^{}]` stops each
 # opener at the next brace, so every character is read by at most one opener.
 SHORTCODE = re.compile(r"\{\{[<%][^{}]*[>%]\}\}")
-# Jekyll's Liquid code blocks: `{% highlight python linenos %}` … `{% endhighlight %}`.
-LIQUID_HIGHLIGHT = re.compile(r"^\s{0,3}\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}\s*$")
-LIQUID_END = re.compile(r"^\s{0,3}\{%-?\s*endhighlight\s*-?%\}\s*$")
+# Jekyll's Liquid code blocks, `{% highlight python linenos %}` … `{% endhighlight %}`, and Hugo's
+# highlight shortcode, `{{< highlight tf "noClasses=false" >}}` … `{{< / highlight >}}`.
+LIQUID_HIGHLIGHT = re.compile(
+    r"^\s{0,3}(?:\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}|\{\{[<%]\s*highlight\s+\"?([\w+#.-]+)\"?[^>%]*[>%]\}\})\s*$"
+)
+LIQUID_END = re.compile(r"^\s{0,3}(?:\{%-?\s*endhighlight\s*-?%\}|\{\{[<%]\s*/\s*highlight\s*[>%]\}\})\s*$")
 QUOTE_MARKERS = re.compile(r"^[ >]*>")
 FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
@@ -196,7 +199,7 @@ def liquid_fences(lines: list[str]) -> list[str]:
     opened: tuple[int, str] | None = None
     for index, line in enumerate(lines):
         if opened is None and (start := LIQUID_HIGHLIGHT.match(line)):
-            opened = (index, start.group(1))
+            opened = (index, start.group(1) or start.group(2))
         elif opened is not None and LIQUID_END.match(line):
             fenced[opened[0]], fenced[index] = f"~~~~~{opened[1]}", "~~~~~"
             opened = None

@@ -1694,3 +1694,18 @@ def test_a_commonly_misspelt_loanword_is_named_with_its_right_form():
     assert lines("language_quality", heading, "rule:ja-misspelling") == [5]
     for right in ("シミュレーターでシミュレーションします。", "`シュミレーション` はコードの中の文字列です。", "バッグを買いました。"):
         assert "rule:ja-misspelling" not in sources("language_quality", JA_HEAD + right + "\n"), right
+
+
+def test_round_37_sweep_causes():
+    # Hugo's highlight shortcode holds code, as Jekyll's {% highlight %} does: no prose rules inside
+    hcl = 'resource "aws_glue_catalog_table" "events" {\n  database_name = aws_glue_catalog_database.db.name\n  name = "events"\n}\n'
+    hugo = f'# Tables\n\nThe tables:\n\n{{{{< highlight tf "noClasses=false, tabWidth=2" >}}}}\n{hcl}{{{{< / highlight >}}}}\n\nDone.\n'
+    assert "rule:doubled-word" not in sources("language_quality", hugo)
+    assert parse_article(hugo).code_blocks[0].language == "tf"
+    # Cython under a python tag is no Python syntax error; Python still is checked
+    cython = "# Wrapper\n\n```python\nfrom libcpp.vector cimport vector\ncimport numpy as np\n\ncdef vector[double] to_vector(np.ndarray[np.double_t, ndim=1] array):\n    pass\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", cython)
+    assert "rule:syntax-python" in sources("code_quality", "# Wrapper\n\n```python\ndef f(x)\n    return x\n```\n")
+    # a British spelling, a daemon's name, a plural spelt with z
+    for text in ("I was sceptical at first.", "Open the port in firewalld first.", "Some git skillz for the road."):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\n{text}\n"), text

@@ -353,6 +353,8 @@ def check_python(source: str) -> None:
     written = [line for line in lines if line.strip()]
     if not written or re.search(r":\s*(?:#.*)?$", written[-1]):
         return  # nothing but output, or it ends on `if __name__ == "__main__":`: a line shown, not a program
+    if CYTHON.search("\n".join(lines)):
+        return  # `cimport`, `cdef`: Cython under a python tag, a language compile() cannot judge
     text = textwrap.dedent("\n".join(lines))
     try:
         with warnings.catch_warnings():  # `0x1for` and `"\d"` warn on stderr; the article's code is not ours to warn about
@@ -364,6 +366,7 @@ def check_python(source: str) -> None:
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
 
 
+CYTHON = re.compile(r"^\s*(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)
 # Type parameter lists and `type` aliases (PEP 695, Python 3.12).
 PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
 PYTHON_REPR = re.compile(r"^\s*<(?:class|function|module|built-in function|bound method|generator object|\w+(?:\.\w+)* object) [^<>]*>\s*$")

@@ -147,6 +147,8 @@ def is_known(word: str) -> bool:
         rest = word[len(prefix):]
         if word.startswith(prefix) and len(rest) >= 5 and is_known_simple(rest):
             return True
+    if word.endswith("z") and len(word) >= 5 and _frequent(word[:-1] + "s", 10_000):
+        return True  # skillz, filez: a plural spelt with z on purpose
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
         return True  # an informal adjective from a common word: truthy, hacky, laggy
     return _compound(word)
