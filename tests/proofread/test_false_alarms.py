@@ -1709,3 +1709,11 @@ def test_round_37_sweep_causes():
     # a British spelling, a daemon's name, a plural spelt with z
     for text in ("I was sceptical at first.", "Open the port in firewalld first.", "Some git skillz for the road."):
         assert "rule:spelling" not in sources("language_quality", f"# Notes\n\n{text}\n"), text
+
+
+def test_a_bracketed_snip_marker_makes_a_block_an_excerpt():
+    block = 'conn.execute("CREATE TABLE flag (flag TEXT NOT NULL);")\nconn.execute("INSERT INTO flag VALUES (?)", (FLAG,))\n'
+    for marker in ("[snip...]", "(snip)", "【中略】"):
+        cut = f"# Setup\n\n```python\n{block}{marker}\n```\n"
+        assert "rule:syntax-python" not in sources("code_quality", cut), marker
+    assert "rule:syntax-python" in sources("code_quality", f"# Setup\n\n```python\n{block}x = [snip\n```\n")

@@ -31,7 +31,8 @@ SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 ELISION = re.compile(
     r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]?\s*$"
     r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`: lines left out
-    r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$",  # `....省略`
+    r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$"  # `....省略`
+    r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$",  # `[snip...]`
     re.M,
 )
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
