@@ -6,9 +6,10 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
 ``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
-and each later block (``heldout4`` … ``heldout37``) none from a repository of any earlier set.
+and each later block (``heldout4`` … ``heldout38``) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
-reported as missing when absent there.
+reported as missing when absent there. Each record's ``language`` must be the one the article's
+letters point to (counted, never printed).
 
 Only file metadata is read here: the check prints no article text, so it is safe to run on the
 held-aside part.
@@ -69,6 +70,7 @@ BLOCK_SPLITS = (
     "heldout35",
     "heldout36",
     "heldout37",
+    "heldout38",
 )
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
@@ -99,6 +101,17 @@ def expected_splits(articles: list[dict]) -> dict[str, str]:
     ruled = [a for a in articles if a["split"] in RULE_SPLITS]
     ordered = sorted(ruled, key=lambda a: (STRATA.index(stratum(a)), a["sha256"]))
     return {a["id"]: ("heldout" if i % 3 == 2 else "dev") for i, a in enumerate(ordered)}
+
+
+def script_of(text: str) -> str:
+    """The language an article's letters point to, counted, never printed: Japanese when kana make a
+    fiftieth of its letters, Chinese when Han characters do (and kana do not), English otherwise."""
+    kana = sum(1 for ch in text if "\u3040" <= ch <= "\u30ff")
+    han = sum(1 for ch in text if "\u4e00" <= ch <= "\u9fff")
+    letters = kana + han + sum(1 for ch in text if ch.isascii() and ch.isalpha()) or 1
+    if kana * 50 >= letters:
+        return "ja"
+    return "zh" if han * 50 >= letters else "en"
 
 
 def article_file(article: dict, shared: Path) -> Path:
@@ -132,6 +145,9 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
             problems.append(f"{a['id']}: {len(data)} bytes, corpus.json says {a['bytes']}")
         if hashlib.sha256(data).hexdigest() != a["sha256"]:
             problems.append(f"{a['id']}: sha256 differs from corpus.json")
+        script = script_of(data.decode("utf-8", errors="replace"))
+        if script != a["language"]:
+            problems.append(f"{a['id']}: recorded language {a['language']}, its letters say {script}")
     if problems:
         return problems
     for aid, split in expected_splits(articles).items():
