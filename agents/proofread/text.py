@@ -389,6 +389,9 @@ _QUOTED_THOUGHT_TAILS = ("など", "みたいな", "みたいに", "みたいで
                          "といった", "とか", "と思", "というイメージ", "という感じ", "というような", "くらい", "ぐらい")
 
 
+_ELLIPSIS_ENTITIES = ("&#8230;", "&hellip;", "&#x2026;")
+
+
 def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
     char = line[index]
     following = line[index + 1] if index + 1 < len(line) else " "
@@ -400,6 +403,10 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
         if line.startswith(_QUOTED_THOUGHT_TAILS, index + 1):
             return False  # 「実行される。というイメージです」「動かなくなる。など」: a pause, not a sentence end
         return following not in "」』）)"
+    if not japanese and (char == "…" or (char == ";" and line[: index + 1].endswith(_ELLIPSIS_ENTITIES))):
+        # `ADMIconRef&#8230;Also i would…`, `…so it goes… Then`: an ellipsis before a capital ends one
+        after = line[index + 1 :].lstrip()
+        return after[:1].isupper()
     if char in ".!?":
         if japanese and char == ".":
             # `…考え方です.個々の…`: a writer who types ASCII , and . for 、 and 。 ends sentences so; a

@@ -1717,3 +1717,11 @@ def test_a_bracketed_snip_marker_makes_a_block_an_excerpt():
         cut = f"# Setup\n\n```python\n{block}{marker}\n```\n"
         assert "rule:syntax-python" not in sources("code_quality", cut), marker
     assert "rule:syntax-python" in sources("code_quality", f"# Setup\n\n```python\n{block}x = [snip\n```\n")
+
+
+def test_an_ellipsis_before_a_capital_ends_an_english_sentence():
+    first = "Unfortunately i have not found another way than to convert the image file to JPEG format through PDF and then load it as a bitmap which i could put into the icon reference"
+    second = "Also i would like to admit that after loading the bitmap i had to resize it to the proper size of the picture box i had."
+    for ellipsis in ("&#8230;", "…", "&hellip;"):
+        assert "rule:sentence-length" not in sources("language_quality", f"# Notes\n\n{first}{ellipsis}{second}\n"), ellipsis
+    assert "rule:sentence-length" in sources("language_quality", f"# Notes\n\n{first}, and {second[0].lower()}{second[1:]}\n")
