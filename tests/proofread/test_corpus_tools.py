@@ -1,0 +1,74 @@
+"""The evaluation corpus's tools on a real git repository laid out as a snapshot folder:
+candidates.py lists and sweeps posts, rebuild_shared.py reads a blob back, check_corpus.py tells an
+article's language from its letters."""
+
+from __future__ import annotations
+
+import hashlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EVAL = Path(__file__).resolve().parents[2] / "eval" / "proofread"
+sys.path.insert(0, str(EVAL))
+
+import candidates  # noqa: E402
+import check_corpus  # noqa: E402
+import rebuild_shared  # noqa: E402
+
+JA = "---\ntitle: \"テスト\"\npublished: true\n---\n\n" + "これは日本語の記事です。設定を変更します。\n" * 200
+DRAFT = "---\ntitle: \"下書き\"\npublished: false\n---\n\n" + "まだ書きかけの記事です。\n" * 300
+ZH = "---\ntitle: test\n---\n\n" + "這是一篇關於開發環境的文章，我們使用指令來建置。\n" * 200
+EN = "# Notes\n\n" + "This post explains how the build works and why it is fast.\n" * 80
+
+
+@pytest.fixture()
+def mirrors(tmp_path: Path) -> Path:
+    work = tmp_path / "work"
+    (work / "articles").mkdir(parents=True)
+    for name, text in {"ja.md": JA, "draft.md": DRAFT, "zh.md": ZH, "en.md": EN, "README.md": EN}.items():
+        (work / "articles" / name if name != "README.md" else work / name).write_text(text, encoding="utf-8")
+    run = lambda *args: subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)  # noqa: E731
+    run("init", "-q")
+    run("add", ".")
+    run("-c", "user.name=t", "-c", "user.email=t@example.invalid", "commit", "-qm", "posts")
+    root = tmp_path / "mirror" / "someone+blog" / "repo"
+    root.parent.mkdir(parents=True)
+    subprocess.run(["git", "clone", "-q", "--bare", str(work), str(root)], check=True, capture_output=True)
+    return tmp_path / "mirror"
+
+
+def test_the_letters_tell_japanese_chinese_and_english_apart():
+    assert [check_corpus.script_of(text) for text in (JA, ZH, EN)] == ["ja", "zh", "en"]
+
+
+def test_list_shows_metadata_and_language_never_the_text(mirrors, capsys):
+    assert candidates.main(["--mirrors", str(mirrors), "list", "someone/blog"]) == 0
+    out = capsys.readouterr().out
+    assert "articles/ja.md published=true" in out and " ja articles/ja.md" in out
+    assert " zh articles/zh.md" in out and "articles/draft.md published=false" in out
+    assert "README" not in out and "設定を変更します" not in out
+    assert candidates.main(["--mirrors", str(mirrors), "list", "nobody/none"]) == 0
+    assert "no snapshot" in capsys.readouterr().out
+
+
+def test_sweep_copies_published_posts_only(mirrors, tmp_path, capsys):
+    out = tmp_path / "sweep"
+    assert candidates.main(["--mirrors", str(mirrors), "sweep", str(out), "someone/blog"]) == 0
+    assert sorted(p.name for p in out.iterdir()) == [
+        "someone+blog__articles_en.md", "someone+blog__articles_ja.md", "someone+blog__articles_zh.md",
+    ]
+    assert (out / "someone+blog__articles_ja.md").read_text(encoding="utf-8") == JA
+
+
+def test_rebuild_reads_a_blob_back_and_checks_it(mirrors):
+    git = rebuild_shared.git_dir(mirrors, "someone/blog")
+    assert git is not None and rebuild_shared.git_dir(mirrors, "nobody/none") is None
+    data = rebuild_shared.blob(git, "HEAD", "articles/ja.md")
+    assert data == JA.encode()
+    record = {"bytes": len(data), "sha256": hashlib.sha256(data).hexdigest()}
+    assert rebuild_shared.matches(data, record)
+    assert not rebuild_shared.matches(data + b"\n", record)
+    assert rebuild_shared.blob(git, "HEAD", "articles/missing.md") is None
