@@ -1725,3 +1725,18 @@ def test_an_ellipsis_before_a_capital_ends_an_english_sentence():
     for ellipsis in ("&#8230;", "…", "&hellip;"):
         assert "rule:sentence-length" not in sources("language_quality", f"# Notes\n\n{first}{ellipsis}{second}\n"), ellipsis
     assert "rule:sentence-length" in sources("language_quality", f"# Notes\n\n{first}, and {second[0].lower()}{second[1:]}\n")
+
+
+def test_round_38_sweep_causes():
+    # a post in Romanian written without its diacritics is no English text to spell-check
+    romanian = "# Configurare\n\n" + "".join(
+        f"Copiaza fisierul generat, apoi deschide o noua fereastra si lasa serverul sa ruleze pe portul {n}.\n\n" for n in range(4)
+    )
+    assert "rule:spelling" not in sources("language_quality", romanian)
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nThe begining of the text, and the rest of it.\n")
+    # citation marks copied from an encyclopedia are not references left undefined
+    wiki = "# Chrome\n\nGoogle released beta versions of Chrome for OS X and Linux.[37][38] Version 5 followed.[39]\n"
+    assert "rule:undefined-reference" not in sources("link", wiki)
+    assert "rule:undefined-reference" in sources("link", "# Chrome\n\nSee [the release notes][1] for more.\n")
+    for word in ("goto", "requirejs", "capex"):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\nThe old {word} idea came back.\n"), word

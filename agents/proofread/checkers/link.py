@@ -164,6 +164,8 @@ class LinkChecker(BaseChecker):
             # tags, shown as written: there only link text of several words or a numbered label
             # (`[part two][part 2]`, `[the guide][1]`) is surely a link.
             looks_linked = " " in link.text.strip() or link.url.strip().isdigit()
+            if link.text.strip().isdigit() and link.url.strip().isdigit():
+                return []  # `…for OS X and Linux.[37][38]`: citation marks copied with the text, not a link
             if _label(link.url) not in definitions and (definitions or looks_linked):
                 return [issue(
                     article, "warning", link.line, f"The link reference [{link.url}] is never defined.",
