@@ -134,7 +134,7 @@ def is_known(word: str) -> bool:
     for british, american in _BRITISH:
         if word.endswith(british) and word[: -len(british)] + american in speller():
             return True
-    # -isation- before a suffix: organisational, optimisations' stems (organizational).
+    # -isation- inside a longer word: organisational (organizational).
     if "isation" in word and is_known_simple(word.replace("isation", "ization")):
         return True
     # -our- before a suffix: behavioural, favourable, colourful, neighbourhood (not fourty).
@@ -290,8 +290,8 @@ FOREIGN_MIN_ARTICLE_WORDS = 30
 def in_other_latin_language(article: ParsedArticle) -> bool:
     """Whether the article's running text is mostly another language written in Latin letters:
     of its prose lines with enough words to tell (FOREIGN_MIN_WORDS checked words, or accents),
-    half or more read as another language. Its English rules (spelling, doubled words, sentence
-    length) do not apply."""
+    half or more read as another language; or two in five of all its checked words are no English
+    words. Its English rules (spelling, doubled words, sentence length) do not apply."""
     checked = [word for _number, line in article.prose_lines() for _column, word in _prose_words(line)]
     known = {word: is_known(word) for word in set(checked)}
     if len(checked) >= FOREIGN_MIN_ARTICLE_WORDS and sum(1 for w in checked if not known[w]) * 5 >= 2 * len(checked):
