@@ -121,13 +121,13 @@ _OUTPUT_CUE = re.compile(
 _ENVIRONMENT_CUE = re.compile(r"(?:動作|実行|検証|開発|私の|自分の)?\s*環境(?:です|は|：|:)|(?i:\b(?:my|the) environment\b|system information)")
 
 
-def _announces_output(article: ParsedArticle, block: CodeBlock, cue: re.Pattern[str] = _OUTPUT_CUE) -> bool:
+def _announces_output(article: ParsedArticle, block: CodeBlock, *cues: re.Pattern[str]) -> bool:
     """The prose line just above the block announces program output (「以下のように表示されていれば
     成功です」, "you might run into an error like the following")."""
     number = block.start_line - 1
     while number > 0 and not article.lines[number - 1].strip():
         number -= 1
-    return number > 0 and cue.search(article.lines[number - 1]) is not None
+    return number > 0 and any(cue.search(article.lines[number - 1]) for cue in cues or (_OUTPUT_CUE,))
 
 
 class SyntaxProblem(Exception):
@@ -166,9 +166,7 @@ class CodeQualityChecker(BaseChecker):
             language = None if named else recognised_language(block)
             if language == "yaml" and _announces_output(article, block):
                 language = None  # `Core:` / `  - installed: 1.7.13`: what a program printed reads as YAML
-            if language == "markdown" and (
-                _announces_output(article, block) or _announces_output(article, block, _ENVIRONMENT_CUE)
-            ):
+            if language == "markdown" and _announces_output(article, block, _OUTPUT_CUE, _ENVIRONMENT_CUE):
                 language = None  # 「以下、私の環境です」 over `* iOS 16.0.2, …`: a printed report, not Markdown source
             if not named and language is None:
                 return []

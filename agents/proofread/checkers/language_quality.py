@@ -6,7 +6,6 @@ phrases, and spelling (checkers/spelling.py). Japanese articles get their messag
 from __future__ import annotations
 
 import asyncio
-import functools
 import itertools
 import re
 from bisect import bisect_right
@@ -250,7 +249,7 @@ class LanguageQualityChecker(BaseChecker):
         issues = spelling.english(article)
         if japanese:
             for heading in article.headings:  # a misspelt loanword is as plain in a heading as in a sentence
-                issues += spelling.loanwords(article, mask_for_prose(heading.text), functools.partial(_same, heading.line))
+                issues += spelling.loanwords(article, Sentence(mask_for_prose(heading.text), heading.line, heading.line))
             return self._japanese(article, sentences, spelling) + issues
         return self._english(article, sentences) + issues
 
@@ -581,10 +580,6 @@ def _ends_lines_not_sentences(article: ParsedArticle, lines: list[tuple[int, str
     ]
     stopped = sum(1 for line in ends if _LINE_STOP.search(line))
     return len(ends) >= UNSTOPPED_MIN_LINES and stopped * 3 < len(ends)
-
-
-def _same(line: int, _index: int) -> int:
-    return line
 
 
 def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:

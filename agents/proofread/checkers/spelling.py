@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -451,13 +450,13 @@ class SpellingChecker(BaseChecker):
                 return []
         return issues
 
-    def loanwords(self, article: ParsedArticle, text: str, line_at: Callable[[int], int]) -> list[Issue]:
-        """rule:ja-misspelling in `text` (a sentence, or a heading's text), the first one only."""
-        for match in KATAKANA_MISSPELLINGS.finditer(text):
+    def loanwords(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
+        """rule:ja-misspelling in a sentence (or a heading's text as one), the first one only."""
+        for match in KATAKANA_MISSPELLINGS.finditer(sentence.text):
             written = match.group()
             intended = next(fix + written[len(wrong) :] for wrong, fix in _MISSPELT if written.startswith(wrong))
             return [self.issue(
-                article, "suggestion", line_at(match.start()),
+                article, "suggestion", sentence.line_at(match.start()),
                 f"よくある表記の誤りです: 「{written}」（「{intended}」）",
                 f"「{intended}」と書いてください。",
                 "原語の綴り（simulation, communication…）に沿った表記が、検索でも見つかる正しい形です。",
@@ -470,7 +469,7 @@ class SpellingChecker(BaseChecker):
         (the first one in the sentence). rule:ja-misspelling — a loanword misspelt the way writers
         commonly do (シュミレーション for シミュレーション), from a short list in the manner of the
         prh dictionaries textlint users keep."""
-        issues = self.loanwords(article, sentence.text, sentence.line_at)
+        issues = self.loanwords(article, sentence)
         for noun, ending, intended in conjugation_errors(tokens)[:1]:
             written = sentence.text[noun.begin : ending.end]
             issues.append(self.issue(
