@@ -476,6 +476,23 @@ def test_a_quoted_list_item_that_starts_at_three_is_numbered_on_purpose():
     assert "pymarkdownlnt:MD029" in {rule for rule, _ in found_skipped}
 
 
+def test_list_numbering_and_quote_spacing_render_the_same_and_are_off_unless_a_project_asks():
+    """md029 and md027 flag source that renders as the writer meant (CommonMark numbers a list from
+    its first item; spaces after > vanish): off by default, on when a project turns them on."""
+    text = "# List\n\n1. one\n3. two\n4. three\n\n>  Two spaces.\n"
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        issues = checker._linter(parse_article(text))
+    finally:
+        worker.close()
+    wanted = {"pymarkdownlnt:MD029", "pymarkdownlnt:MD027"}
+    assert wanted <= {i.source for i in issues}  # the linter still sees them…
+    assert not wanted & {i.source for i in apply_rule_control(issues, {})}  # …the writer does not
+    assert wanted <= {i.source for i in apply_rule_control(issues, {"md029": "on", "md027": "on"})}
+
+
 def test_an_h1_equal_to_the_title_repeats_it_only_where_the_platform_shows_the_title():
     blog = "---\ntitle: Configuration preview\ndate: 2025-01-01\nauthor: nushell\n---\n\n# Configuration preview\n\nText.\n"
     zenn = (
@@ -1097,6 +1114,16 @@ def test_a_one_line_polite_note_before_the_first_heading_is_its_own_register():
     assert "rule:mixed-style" not in sources("language_quality", note + body)
     mixed = "フルコードはリポジトリにあります。今回は拡散マテリアルを実装する。\n\n"
     assert "rule:mixed-style" in sources("language_quality", mixed + body)  # a switch inside the introduction
+
+
+def test_a_short_section_wholly_in_the_other_style_is_its_own_register():
+    """Terse definitions under their own heading (「…取り込んでいく。」) in a です/ます article are a
+    register the writer chose; the same sentence beside polite ones in one section is a slip."""
+    polite = "".join(f"## 手順{m}\n\n" + "".join(f"この設定で{n}番目の項目を変更します。\n\n" for n in range(3)) for m in (1, 2))
+    terms = "## 用語\n\nリベースは履歴を一本につなぎ直す操作。\n\nマージは二つの履歴を合体する。\n\n"
+    assert "rule:mixed-style" not in sources("language_quality", "# たいとる\n\n" + polite + terms)
+    slipped = "## 用語\n\nリベースは履歴を一本につなぎ直す操作です。\n\nマージは二つの履歴を合体する。\n\n"
+    assert lines("language_quality", "# たいとる\n\n" + polite + slipped, "rule:mixed-style") == [23]
 
 
 def test_excerpts_and_toml_under_a_yaml_tag_are_no_syntax_errors():

@@ -120,19 +120,25 @@ def section_of(starts: list[int], line: int) -> int:
 def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) -> dict[int, Style]:
     """Sections (by their heading's line; 0 for the introduction before the first) written in a
     register of their own: at least MIN_REGISTER_SENTENCES sentences, REGISTER_SHARE of them in one
-    style (a polite introduction to a plain article, an open letter, an appeal to the reader). A
-    section's own register is the writer's choice; a switch inside a section is a slip."""
+    style (a polite introduction to a plain article, an open letter, an appeal to the reader); or
+    two or more sentences all in one style; or, first or last, a one-sentence section (an opening
+    line to the reader, a sign-off). A section's own register is the writer's choice; a switch
+    inside a section, or a lone sentence of a middle section, is a slip."""
     by_section: dict[int, Counter[Style]] = {}
     for sentence, style in styles:
         by_section.setdefault(section_of(starts, sentence.line_start), Counter())[style] += 1
     registers: dict[int, Style] = {}
+    ends = (min(by_section, default=0), max(by_section, default=0))
     for section, counts in by_section.items():
         style, count = counts.most_common(1)[0]
         if count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
             registers[section] = style
-        elif section == 0 and count == counts.total():
-            # The lines before the first heading all in one style: the writer's note to the reader
-            # (「フルコードは…にあります。」 over a plain series), however short.
+        elif count == counts.total() and (count > 1 or section in ends or section == 0):
+            # A section with no sentence in any other style: terse definitions under their own
+            # heading (「…取り込んでいく。」), the writer's note before the first heading
+            # (「フルコードは…にあります。」 over a plain series), an opening line or a closing
+            # remark. On the 492 labelled articles such sections held 10 debatable findings and no
+            # true one: every true finding sat in a section that also uses the main style.
             registers[section] = style
     return registers
 
