@@ -69,6 +69,11 @@ FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
 CONTAINER_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 COMMENT = re.compile(r"<!--(.*?)-->", re.S)
+# Elements whose content is raw text (CommonMark's HTML block type 1). Inside an HTML block of
+# another type (a run of <p> lines) CommonMark ends the block at a blank line, but kramdown, the
+# blogs exported from Tumblr or WordPress and every reader take everything up to the closing tag
+# as preformatted: code, never prose.
+RAW_OPEN = re.compile(r"<(pre|script|style|textarea)(?=[\s>])", re.I)
 CONTROL = re.compile(
     r"^\s*(proofread|textlint|markdownlint)-(disable-next-line|disable-line|disable-file|disable|enable)\b(.*)$",
     re.S,
@@ -387,6 +392,7 @@ class _Walk:
     syntax: set[str] = field(default_factory=set)  # platform syntax seen: note, message, embed…
     list_starts: dict[int, int] = field(default_factory=dict)  # line of an ordered list → its start number
     thematic_breaks: list[int] = field(default_factory=list)
+    raw_ranges: list[tuple[int, int]] = field(default_factory=list)  # 0-based [start, end): <pre> content past its HTML block
     _columns: dict[int, int] = field(default_factory=dict)  # per line: where the next search starts
 
     def run(self, tokens: list[Token]) -> None:
@@ -434,6 +440,10 @@ class _Walk:
                 self._container(token, start, end)
             elif kind == "inline":
                 self._inline(token, start)
+        for start, end in self.raw_ranges:
+            self._mark(start, end, "html")
+            self.headings = [h for h in self.headings if not start < h.line <= end]
+            self.code_blocks = [b for b in self.code_blocks if not start < b.start_line <= end]
         for i in range(self.offset, len(self.lines)):
             if not covered[i] and self.lines[i].strip() and self.kinds[i] == "blank":
                 self.kinds[i] = "text"  # link reference definitions, which make no token
@@ -479,6 +489,13 @@ class _Walk:
     def _html_block(self, token: Token, start: int, end: int) -> None:
         comment = token.content.lstrip().startswith("<!--")
         self._mark(start, end, "html_comment" if comment else "html")
+        opened = [m.group(1).lower() for m in RAW_OPEN.finditer(token.content)]
+        if opened and not comment and f"</{opened[-1]}" not in token.content[token.content.rfind(f"<{opened[-1]}"):].lower():
+            close = f"</{opened[-1]}"  # the block ended (at a blank line) inside the element: it runs on to its closing tag
+            for i in range(end, len(self.lines)):
+                if close in self.lines[i].lower():
+                    self.raw_ranges.append((end, i + 1))
+                    break
         for match in COMMENT.finditer(token.content):
             self.comments.append((start + 1 + token.content.count("\n", 0, match.start()), match.group(1)))
         for number in range(start + 1, end + 1):

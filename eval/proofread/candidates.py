@@ -27,7 +27,7 @@ from check_corpus import HERE, script_of
 from rebuild_shared import DEFAULT_MIRRORS, git_dir
 
 SKIPPED = ("readme", "license", "changelog", "node_modules", "code_of_conduct", "contributing", "claude.md",
-           "agents.md", ".claude/", ".github/", "themes/", "template")
+           "agents.md", ".claude/", ".github/", "themes/", "template", "_drafts/")  # Jekyll's unpublished posts
 FLAGS = ("published", "private", "draft", "type", "lang", "language")
 UNPUBLISHED = re.compile(r"^(?:published:\s*false|private:\s*true|draft\s*[:=]\s*true)", re.M | re.I)
 

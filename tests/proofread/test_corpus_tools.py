@@ -28,8 +28,10 @@ EN = "# Notes\n\n" + "This post explains how the build works and why it is fast.
 def mirrors(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     (work / "articles").mkdir(parents=True)
+    (work / "_drafts").mkdir()
     for name, text in {"ja.md": JA, "draft.md": DRAFT, "zh.md": ZH, "en.md": EN, "README.md": EN}.items():
         (work / "articles" / name if name != "README.md" else work / name).write_text(text, encoding="utf-8")
+    (work / "_drafts" / "unfinished.md").write_text(EN, encoding="utf-8")  # Jekyll keeps unpublished posts here
     run = lambda *args: subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)  # noqa: E731
     run("init", "-q")
     run("add", ".")
@@ -49,7 +51,7 @@ def test_list_shows_metadata_and_language_never_the_text(mirrors, capsys):
     out = capsys.readouterr().out
     assert "articles/ja.md published=true" in out and " ja articles/ja.md" in out
     assert " zh articles/zh.md" in out and "articles/draft.md published=false" in out
-    assert "README" not in out and "設定を変更します" not in out
+    assert "README" not in out and "_drafts" not in out and "設定を変更します" not in out
     assert candidates.main(["--mirrors", str(mirrors), "list", "nobody/none"]) == 0
     assert "no snapshot" in capsys.readouterr().out
 

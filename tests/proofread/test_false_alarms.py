@@ -1767,3 +1767,34 @@ def test_round_38_sweep_causes():
     assert "rule:undefined-reference" in sources("link", "# Chrome\n\nSee [the release notes][1] for more.\n")
     for word in ("goto", "requirejs", "capex"):
         assert "rule:spelling" not in sources("language_quality", f"# Notes\n\nThe old {word} idea came back.\n"), word
+
+
+def test_round_39_sweep_causes():
+    # a <pre> inside a run of HTML lines holds code up to </pre>, blank lines and all (kramdown,
+    # exported Tumblr posts); the same words in a paragraph are still prose
+    pre = "# Script\n\n<p>Then we wrote this script:</p>\n<pre>\nrequire 'json'\n\nbegin\n  run\n  end\nend\n</pre>\n<p>Done.</p>\n"
+    assert parse_article(pre).kind(10) == "html" and "rule:doubled-word" not in sources("language_quality", pre)
+    assert "rule:doubled-word" in sources("language_quality", "# Script\n\nIt runs to the end\nend of the file.\n")
+    # a word censored with asterisks is no bold that failed to render
+    censored = "# Sites\n\nI found a site called [Motherf**king Website](http://example.com). It is simple.\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", censored)
+    assert "rule:strong-flanking" in sources("markdown_format", "# 強調\n\nこれは**「強調」**です。\n")
+    for text in ("Reshape the table with tidyr first.", "As a rejectee, I could register earlier."):
+        assert "rule:spelling" not in sources("language_quality", f"# R\n\n{text}\n"), text
+
+
+def test_the_linter_is_not_asked_about_raw_html():
+    """pymarkdownlnt reads a <pre> block that follows a paragraph line as Markdown and reports
+    `(r.Host, ":")[0]` in it as a reversed link; the proofreader does not pass that on."""
+    text = (
+        "# Go\n\nRewrite ServeHTTP to check the host\n<pre class=\"brush: go\">func f() {\n\n"
+        "    host := strings.Split(r.Host, \":\")[0]\n}\n</pre>\n\nAnd a (reversed)[https://example.com] link.\n"
+    )
+    worker = LinterWorker()
+    try:
+        checker = CHECKER_CLASSES["markdown_format"](context())
+        checker.context.linter = worker
+        found = {(i.source, i.line_start) for i in checker._linter(parse_article(text))}
+    finally:
+        worker.close()
+    assert ("pymarkdownlnt:MD011", 6) not in found and ("pymarkdownlnt:MD011", 10) in found

@@ -106,8 +106,8 @@ def _exponent(text: str, start: int, end: int) -> bool:
 def unmatched_strong_runs(text: str) -> list[int]:
     """Where the `**` runs are that CommonMark will leave as literal asterisks. `text` is a whole
     paragraph (its lines joined by newlines): bold may open on one line and close on the next."""
-    opened: list[int] = []
-    unmatched: list[int] = []
+    opened: list[tuple[int, int]] = []
+    unmatched: list[tuple[int, int]] = []
     # An escaped asterisk is a literal character, punctuation to the run beside it: `\***` is a
     # literal `*` and a closing `**`, `\**` a literal and a single marker. Each becomes another
     # punctuation mark (lengths kept); `\\` is a literal backslash, skipped as a pair.
@@ -118,11 +118,19 @@ def unmatched_strong_runs(text: str) -> list[int]:
         if right and opened:
             opened.pop()
         elif left:
-            opened.append(start)
+            opened.append((start, end))
         else:
-            unmatched.append(start)
-    # A `**` left over between a letter or digit and a digit (`10**9`) is a power, not bold.
-    return sorted(at for at in unmatched + opened if not _exponent(text, at, at + 2))
+            unmatched.append((start, end))
+    # A `**` left over between a letter or digit and a digit (`10**9`) is a power, not bold; one
+    # left over inside an English word (`Motherf**king`) is a word censored on purpose: CommonMark
+    # shows the asterisks, as the writer meant.
+    return sorted(start for start, end in unmatched + opened if not _exponent(text, start, end) and not _censored(text, start, end))
+
+
+def _censored(text: str, start: int, end: int) -> bool:
+    """`f**king`: asterisks between two ASCII letters, standing for letters left out."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    return before.isascii() and before.isalpha() and after.isascii() and after.isalpha()
 
 
 def paragraphs(article: ParsedArticle) -> list[list[tuple[int, str]]]:
@@ -271,8 +279,8 @@ class MarkdownFormatChecker(BaseChecker):
         for line, column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
             kind = article.kind(line)
-            if kind in ("code", "fence", "math", "front_matter"):
-                continue
+            if kind in ("code", "fence", "math", "front_matter", "html", "html_comment"):
+                continue  # not Markdown: pymarkdownlnt misreads some raw HTML (a <pre> after a paragraph line)
             if rule == "md001" and _sections_at_one_level(article, line):
                 continue  # ### for every section under the page title: a chosen size, not a skipped level
             if rule == "md036" and kind == "list":
