@@ -27,7 +27,7 @@ from check_corpus import HERE, script_of
 from rebuild_shared import DEFAULT_MIRRORS, git_dir
 
 SKIPPED = ("readme", "license", "changelog", "node_modules", "code_of_conduct", "contributing", "claude.md",
-           "agents.md", ".claude/", ".github/", "themes/", "template", "_drafts/")  # Jekyll's unpublished posts
+           "agents.md", ".claude/", ".github/", "themes/", "template", "_drafts/", "/draft/", "/drafts/")  # unpublished posts
 FLAGS = ("published", "private", "draft", "type", "lang", "language")
 UNPUBLISHED = re.compile(r"^(?:published:\s*false|private:\s*true|draft\s*[:=]\s*true)", re.M | re.I)
 
@@ -43,7 +43,7 @@ def markdown_files(git: Path, low: int, high: int) -> Iterator[tuple[str, int]]:
         size = meta.split()[3]
         if size == "-" or not path.lower().endswith((".md", ".markdown")) or not low <= int(size) <= high:
             continue
-        if not any(part in path.lower() for part in SKIPPED):
+        if not any(part in "/" + path.lower() for part in SKIPPED):
             yield path, int(size)
 
 

@@ -32,6 +32,8 @@ def mirrors(tmp_path: Path) -> Path:
     for name, text in {"ja.md": JA, "draft.md": DRAFT, "zh.md": ZH, "en.md": EN, "README.md": EN}.items():
         (work / "articles" / name if name != "README.md" else work / name).write_text(text, encoding="utf-8")
     (work / "_drafts" / "unfinished.md").write_text(EN, encoding="utf-8")  # Jekyll keeps unpublished posts here
+    (work / "draft").mkdir()
+    (work / "draft" / "later.md").write_text(EN, encoding="utf-8")  # and others beside a published/ folder
     run = lambda *args: subprocess.run(["git", *args], cwd=work, check=True, capture_output=True)  # noqa: E731
     run("init", "-q")
     run("add", ".")
@@ -51,7 +53,7 @@ def test_list_shows_metadata_and_language_never_the_text(mirrors, capsys):
     out = capsys.readouterr().out
     assert "articles/ja.md published=true" in out and " ja articles/ja.md" in out
     assert " zh articles/zh.md" in out and "articles/draft.md published=false" in out
-    assert "README" not in out and "_drafts" not in out and "設定を変更します" not in out
+    assert "README" not in out and "_drafts" not in out and "draft/later" not in out and "設定を変更します" not in out
     assert candidates.main(["--mirrors", str(mirrors), "list", "nobody/none"]) == 0
     assert "no snapshot" in capsys.readouterr().out
 

@@ -1798,3 +1798,23 @@ def test_the_linter_is_not_asked_about_raw_html():
     finally:
         worker.close()
     assert ("pymarkdownlnt:MD011", 6) not in found and ("pymarkdownlnt:MD011", 10) in found
+
+
+def test_round_40_causes():
+    # an npm error log is program output: `npm error …` / `npm ERR! …` lines are no commands
+    log = "# Install\n\n```\nnpm error code ERESOLVE\nnpm error ERESOLVE could not resolve\nnpm error\nnpm ERR! While resolving: vite@5.4.0\n```\n"
+    assert "rule:code-language" not in sources("code_quality", log)
+    assert "rule:code-language" in sources("code_quality", "# Install\n\n```\nnpm install vite\nnpm info vite\n```\n")
+
+
+def test_round_40_sweep_causes():
+    # a change shown as -/+ lines under a python tag is a diff, not Python with a syntax error
+    diff = "# Fix\n\n```python\n- HOOK_URL = \"https://\" + decrypt(url)\n+ HOOK_URL = decrypt(url)\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", diff)
+    assert "rule:syntax-python" in sources("code_quality", "# Bad\n\n```python\nHOOK_URL = = decrypt(url)\n```\n")
+    # a line of one ~ above the lines shown says the rest is left out
+    tilde = "# CI\n\n```yaml\n~\njobs:\n  deploy:\n    runs-on: ubuntu-latest\n```\n"
+    assert "rule:syntax-yaml" not in sources("code_quality", tilde)
+    assert "rule:syntax-yaml" in sources("code_quality", "# CI\n\n```yaml\nname\njobs:\n  deploy: x\n```\n")
+    for text in ("The modded server ran faster.", "A battle royale game.", "Behind two doors were zonks."):
+        assert "rule:spelling" not in sources("language_quality", f"# Games\n\n{text}\n"), text

@@ -32,7 +32,8 @@ ELISION = re.compile(
     r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]?\s*$"
     r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`: lines left out
     r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$"  # `....省略`
-    r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$",  # `[snip...]`
+    r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$"  # `[snip...]`
+    r"|^[~〜～]$",  # a line of one tilde (wave dash) before or after the lines shown: the rest left out
     re.M,
 )
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
@@ -222,8 +223,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `"data": <any payload>`: a message's shape written as a template
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
-        if language in YAML | JSON and DIFF_LINE.search(block.content):
-            return []  # `+    timeout-minutes: 11`: a change shown as a diff inside the document
+        if language in YAML | JSON | PYTHON | TOML and DIFF_LINE.search(block.content):
+            return []  # `+    timeout-minutes: 11`, `- HOOK_URL = …` / `+ HOOK_URL = …`: a change shown as a diff
         if language in SHELL and is_other_repl(block.content):
             return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():

@@ -24,6 +24,9 @@ COMMANDS_FILE = Path(__file__).resolve().parent.parent / "data" / "commands.txt"
 USER_PROMPT = re.compile(r"^\s*\[?[\w.-]+@[\w.-]+[^$#\n]*\]?[$#]\s")
 COMMAND_WORD = re.compile(r"^(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([a-z][\w.+-]*|\.{0,2}/[\w./-]+)(?=\s|$)")
 COMMENT = re.compile(r"^\s*(?:#|//)")
+# `npm error code ERESOLVE`, `npm WARN deprecated …`, `npm notice …`: a program's log line, its
+# name then a level. No program readers run has a sub-command so named.
+LOG_LEVEL = re.compile(r"(?i)^(?:err!?|error|warn(?:ing)?|notice|fatal|verb|sill|timing)\b")
 ELLIPSIS = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|…)")
 SQL_STATEMENT = re.compile(
     r"(?im)^\s*(?:select\s.+\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s"
@@ -101,6 +104,8 @@ def is_command(line: str) -> bool:
     if match is None:
         return False
     word = match.group(1)
+    if LOG_LEVEL.match(line.strip()[match.end():].lstrip()):
+        return False
     return word in commands() or word.startswith(("./", "../", "~/"))
 
 
