@@ -1818,3 +1818,31 @@ def test_round_40_sweep_causes():
     assert "rule:syntax-yaml" in sources("code_quality", "# CI\n\n```yaml\nname\njobs:\n  deploy: x\n```\n")
     for text in ("The modded server ran faster.", "A battle royale game.", "Behind two doors were zonks."):
         assert "rule:spelling" not in sources("language_quality", f"# Games\n\n{text}\n"), text
+
+
+def test_round_41_causes():
+    # a line that ends in 〜ます / 〜です ends its sentence even without 。
+    unstopped = (
+        "# ViewModel\n\nこの記事ではViewModelの生成について説明します。\n\n"
+        "自前のFactoryを作ることもできますが、フレームワークはデフォルトの実装を最初から提供しています\n"
+        "具体的な処理はAndroidの場合、JvmViewModelProvidersのcreateViewModelに委譲され、引数なしのコンストラクタが実行されます\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", unstopped)
+    joined = unstopped.replace("提供しています\n具体的", "提供していて、具体的")
+    assert "rule:sentence-length" in sources("language_quality", joined)
+    # a caption that describes the image and names its source in brackets still describes it
+    captioned = "# Plans\n\nThe plans differ.\n\n![](/images/plans.png)\n*契約プランの比較（公式引用）*\n"
+    assert "rule:image-alt" not in sources("markdown_format", captioned)
+    source_only = "# Plans\n\nThe plans differ.\n\n![](/images/plans.png)\n*（公式より引用）*\n"
+    assert "rule:image-alt" in sources("markdown_format", source_only)
+
+
+def test_a_definition_glued_under_a_line_of_text_is_named_in_the_finding():
+    glued = "# Borders\n\nA client project used dotted borders.\n\n![Call to action][1]\n[1]: /images/cta.png\n"
+    (finding,) = [i for i in run("link", glued) if i.source == "rule:undefined-reference"]
+    assert "line 6" in finding.problem and "blank line" in finding.suggestion
+    apart = glued.replace("][1]\n[1]:", "][1]\n\n[1]:")
+    assert "rule:undefined-reference" not in sources("link", apart)
+    lost = "# Borders\n\nA client project used dotted borders.\n\n![Call to action][1]\n\n[2]: /images/cta.png\n"
+    (finding,) = [i for i in run("link", lost) if i.source == "rule:undefined-reference"]
+    assert finding.problem == "The link reference [1] is never defined."

@@ -94,6 +94,9 @@ MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below t
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
+# A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
+# sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
+POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)\s*$")
 QUOTATION = re.compile(r"「([^「」]*)」")
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
@@ -247,7 +250,7 @@ class LanguageQualityChecker(BaseChecker):
             if article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
-            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1])):
+            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1]) or POLITE_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose
         sentences = split_sentences(lines, japanese=japanese)

@@ -12,6 +12,7 @@ from urllib.parse import urlsplit
 import httpx
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
+from agents.proofread.parser import DEFINITION
 from agents.proofread.schemas import Issue, Link, ParsedArticle, SkippedCheck
 
 KNOWN_SCHEMES = {"http", "https", "mailto", "ftp", "tel", "data"}
@@ -167,6 +168,17 @@ class LinkChecker(BaseChecker):
             if link.text.strip().isdigit() and link.url.strip().isdigit():
                 return []  # `…for OS X and Linux.[37][38]`: citation marks copied with the text, not a link
             if _label(link.url) not in definitions and (definitions or looks_linked):
+                glued = _glued_definition(article, _label(link.url))
+                if glued is not None:  # `![Chart][1]⏎[1]: /images/chart.png`: written, but read as text
+                    return [issue(
+                        article, "warning", link.line,
+                        f"The link reference [{link.url}] is never defined: its definition on line {glued} "
+                        "follows a line of text with no blank line between, so it is read as part of that paragraph.",
+                        f"Put a blank line before line {glued}.",
+                        "A link definition cannot interrupt a paragraph (CommonMark and kramdown alike); the "
+                        "reference then renders as plain text in brackets.",
+                        "rule:undefined-reference",
+                    )]
                 return [issue(
                     article, "warning", link.line, f"The link reference [{link.url}] is never defined.",
                     f"Add a definition line: [{link.url}]: https://…",
@@ -366,3 +378,13 @@ def _relative_path(article: ParsedArticle, link: Link) -> bool:
     # `./other-article` is another article of the same site (Zenn and Qiita resolve it against the
     # article's own address); a file (`./images/a.png`, `../b.md`) only exists in the writer's folder.
     return bool(re.search(r"\.(png|jpe?g|gif|svg|webp|md|pdf)$", url.split("#")[0].split("?")[0], re.I))
+
+
+def _glued_definition(article: ParsedArticle, label: str) -> int | None:
+    """The line of a `[label]: url` line that sits in a paragraph (right under a line of text), where
+    Markdown reads it as text instead of a definition; None when there is none."""
+    for number, line in enumerate(article.lines, start=1):
+        match = DEFINITION.match(line)
+        if match and article.kind(number) == "text" and _label(match.group(1)) == label:
+            return number
+    return None

@@ -63,6 +63,7 @@ CAPTION_LINE = re.compile(
 )
 # A caption that only says where the picture comes from does not describe it.
 SOURCE_ONLY = re.compile(r"https?://|引用|出典|転載|\b(?:source|credits?|courtesy|via|photo by|image by)\b", re.I)
+SOURCE_NOTE = re.compile(r"[(（\[［][^()（）\[\]［］]*[)）\]］]")  # a bracketed aside, such as where it comes from
 
 
 def _captioned(article: ParsedArticle, line: int) -> bool:
@@ -74,7 +75,9 @@ def _captioned(article: ParsedArticle, line: int) -> bool:
     if caption is None:
         return False
     text = re.sub(r"<[^>]+>", "", caption.group("emphasis") or caption.group("html") or "")
-    return bool(text.strip()) and not SOURCE_ONLY.search(text)
+    # 「契約プランの比較（公式引用）」: a description with its source in brackets still describes it
+    described = SOURCE_NOTE.sub("", text)
+    return bool(described.strip(" 　-–—:：")) and not SOURCE_ONLY.search(described)
 
 
 def _is_punctuation(char: str) -> bool:
