@@ -1846,3 +1846,12 @@ def test_a_definition_glued_under_a_line_of_text_is_named_in_the_finding():
     lost = "# Borders\n\nA client project used dotted borders.\n\n![Call to action][1]\n\n[2]: /images/cta.png\n"
     (finding,) = [i for i in run("link", lost) if i.source == "rule:undefined-reference"]
     assert finding.problem == "The link reference [1] is never defined."
+
+
+def test_a_first_heading_at_the_outlines_own_level_is_not_too_deep():
+    """`##` sections with a stray `#` or two: the stray ones are off, not the first heading; a `##`
+    section added above `#` sections still starts the outline a level too deep."""
+    stray = "## Intro\n\nText.\n\n## Setup\n\nText.\n\n# Movement\n\nText.\n\n## Cleanup\n\nText.\n\n# Summary\n\nText.\n"
+    assert "rule:first-heading-level" not in sources("structure", stray)
+    added = "## Intro\n\nText.\n\n# Setup\n\nText.\n\n# Movement\n\nText.\n\n# Summary\n\nText.\n"
+    assert "rule:first-heading-level" in sources("structure", added)

@@ -262,7 +262,12 @@ class StructureChecker(BaseChecker):
         # With a front matter title, pymarkdownlnt's MD001 already reports a deep first heading
         # (it counts the title as level 1); without one, nothing else would.
         has_title = bool(article.front_matter and article.front_matter.data.get("title"))
-        if first.level > top and not has_title:
+        # One section added above the outline (## before # sections) sits under nothing. Several
+        # sections at that level before the first top-level heading are an outline of their own, and
+        # the # headings among them are what is off (## sections with a stray # or two).
+        before_top = next(i for i, h in enumerate(headings) if h.level == top)
+        opening = sum(1 for h in headings[:before_top] if h.level == first.level)
+        if first.level > top and not has_title and opening == 1:
             issues.append(self.issue(
                 article, "suggestion", first.line,
                 f"The first heading is level {first.level}, but later sections use level {top}.",
