@@ -48,6 +48,7 @@ HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=
 HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
 # Not a template's stand-in for a host (`https://{サーバーのIPアドレス}:8088`, `http://$HOST/`).
 BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://(?![{$%])[^\s<>\"'`\[\]]+")
+NAMED_HOST = re.compile(r"(?:https?|ftp)://[^\W_]")  # a host follows the scheme
 # `[text](target)` the parser left as text: a target with a space, or a template inside.
 UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")
 # `[text][label]` left as text by the parser: its label has no definition.
@@ -589,6 +590,8 @@ class _Walk:
             for match in BARE_URL.finditer(content):
                 number = line + content.count("\n", 0, match.start())
                 url, swallowed = trim_bare_url(match.group(0))
+                if not NAMED_HOST.match(url):
+                    continue  # 「「https://」で始まるサイト」: the scheme named in text; with no domain after it, no autolink
                 if match.start() and content[match.start() - 1].isalnum():
                     # 「デフォルトはhttp://…」: GFM's autolinks and Zenn's linkify start a URL only after
                     # a space or punctuation, so this one is plain text and swallows nothing.

@@ -14,6 +14,7 @@ CODE_SPAN = re.compile(r"(`+)(.+?)(?<!`)\1(?!`)")
 _BACKTICKS = re.compile(r"`+")
 # Zenn `$x$` and Qiita $`x`$ inline math (the latter is also a code span).
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
+_DISPLAY_MATH_ON_A_LINE = re.compile(r"\$\$[^$\n]+?\$\$")  # `$$a * b$$` written inside a paragraph
 # MathJax's `\( … \)`, written `\\( … \\)` in Markdown so that the backslash survives.
 _ESCAPED_MATH = re.compile(r"\\{1,2}\((?:(?!\\{1,2}\)).){1,400}?\\{1,2}\)")
 _URL = re.compile(r"https?://[^\s<>\"'`]+")
@@ -155,6 +156,8 @@ def mask_struck(line: str) -> str:
 def mask_for_prose(line: str) -> str:
     """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
     line = mask_code_spans(line)
+    if "$$" in line:
+        line = _DISPLAY_MATH_ON_A_LINE.sub(blank, line)
     line = _INLINE_MATH.sub(blank, line)
     if "\\(" in line and "\\)" in line:
         line = _ESCAPED_MATH.sub(blank, line)

@@ -1855,3 +1855,21 @@ def test_a_first_heading_at_the_outlines_own_level_is_not_too_deep():
     assert "rule:first-heading-level" not in sources("structure", stray)
     added = "## Intro\n\nText.\n\n# Setup\n\nText.\n\n# Movement\n\nText.\n\n# Summary\n\nText.\n"
     assert "rule:first-heading-level" in sources("structure", added)
+
+
+def test_round_42_sweep_causes():
+    # display math written on one line inside a paragraph is no emphasis gone wrong
+    maths = "# Vectors\n\nSo:\n$$a \\cdot b = ||a|| * ||b|| * \\cos(x)$$\n"
+    (found,) = linted(maths)
+    assert "pymarkdownlnt:MD037" not in {rule for rule, _ in found}
+    # a tuple indexed in prose is no reversed link; a reversed link still is
+    index = "# Tuples\n\n- Use indices: (\"Daniel\",\"Grace\")[0:1] gets the first\n\nSee (the docs)[https://example.com].\n"
+    (found,) = linted(index)
+    assert ("pymarkdownlnt:MD011", 3) not in found and ("pymarkdownlnt:MD011", 5) in found
+    # 「https://」 named in text is no URL
+    scheme = "# TLS\n\n- URL が「https://」で始まるサイトは暗号化されている\n"
+    assert not {"rule:malformed-url", "rule:bare-url-swallow"} & (sources("link", scheme) | sources("markdown_format", scheme))
+    # a Python traceback under a python tag is what the run printed
+    trace = "# Error\n\n```python\nTraceback (most recent call last):\n  File \"d.py\", line 11, in <module>\n    print(f(p))\n          ^^^^\nAttributeError: 'NoneType' object has no attribute 'x'\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", trace)
+    assert "rule:spelling" not in sources("language_quality", "# PHP\n\nThe friggin array again.\n")

@@ -217,6 +217,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
         if language in PYTHON and all(SHELL_COMMAND.match(line) for line in block.content.splitlines() if line.strip()):
             return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
+        if language in PYTHON and block.content.lstrip().startswith("Traceback (most recent call last):"):
+            return []  # the error a run printed, shown under the language it came from: output, not code
         if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
             return []  # the first line is indented: lines from inside a function or class, an excerpt
         if language in JSON and JSON_PLACEHOLDER.search(block.content):

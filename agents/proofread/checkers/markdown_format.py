@@ -63,6 +63,7 @@ CAPTION_LINE = re.compile(
 )
 # A caption that only says where the picture comes from does not describe it.
 SOURCE_ONLY = re.compile(r"https?://|引用|出典|転載|\b(?:source|credits?|courtesy|via|photo by|image by)\b", re.I)
+INDEX_NOT_URL = re.compile(r"\)\[(?=[^\]]*[\d:])[-\w:, ]*\]\]$")  # `(…)[0]`, `(…)[1:3]`, `(…)[i]`: a subscript, no URL in it
 SOURCE_NOTE = re.compile(r"[(（\[［][^()（）\[\]［］]*[)）\]］]")  # a bracketed aside, such as where it comes from
 
 
@@ -292,8 +293,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # indented by up to three spaces, it still renders as a heading (CommonMark)
             if rule == "md029" and article.list_starts.get(line, 1) != 1:
                 continue  # a list that starts at 3 (a quoted item, a list continued) starts there on purpose
-            if rule == "md011" and detail.endswith(")[]]"):
-                continue  # `(true | string)[]`: an array type, no reversed link (its brackets hold no URL)
+            if rule == "md011" and (detail.endswith(")[]]") or INDEX_NOT_URL.search(detail)):
+                continue  # `(true | string)[]`, `("a","b")[0:1]`: a type or an index, no reversed link (no URL)
             if rule == "md056" and (SHORTCODE.fullmatch(article.line(line).strip()) or _empty_last_cell(article, line, detail)):
                 continue  # `{{< /table >}}` under a table, or `a | b |  ` meaning an empty last cell
             if rule == "md037" and (_in_math_or_code(article.line(line), column) or ARITHMETIC_STAR.search(article.line(line))):
