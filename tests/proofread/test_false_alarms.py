@@ -1873,3 +1873,23 @@ def test_round_42_sweep_causes():
     trace = "# Error\n\n```python\nTraceback (most recent call last):\n  File \"d.py\", line 11, in <module>\n    print(f(p))\n          ^^^^\nAttributeError: 'NoneType' object has no attribute 'x'\n```\n"
     assert "rule:syntax-python" not in sources("code_quality", trace)
     assert "rule:spelling" not in sources("language_quality", "# PHP\n\nThe friggin array again.\n")
+
+
+def test_round_43_causes():
+    # Hashnode's backup of a published post: its broken YAML blocks nothing
+    backup = (
+        '---\ntitle: "Fixing "Catastrophic failure" in WSL"\ndatePublished: Thu Feb 15 2024\n'
+        "cuid: clsn276rk000209lj5cke48yx\nslug: fixing-wsl\n---\n\nOne day I turned on my computer.\n"
+    )
+    (issue,) = [i for i in run("structure", backup) if i.source == "rule:front-matter-yaml"]
+    assert issue.severity == "suggestion" and "Hashnode" in issue.problem
+    written = '---\ntitle: Command-Line Interfaces: Structure & Syntax\npublished: true\n---\n\nText.\n'
+    (issue,) = [i for i in run("structure", written) if i.source == "rule:front-matter-yaml"]
+    assert issue.severity == "critical"
+    # YouTube's redirect links carry its own click token
+    link = "# Links\n\n* [Docs](https://www.youtube.com/redirect?event=video_description&redir_token=QUFFLUhqbnEwZ1BvMjhuNjRlTkp3c0Vj&q=https%3A%2F%2Fexample.com)\n"
+    assert "rule:link-secret" not in sources("privacy", link)
+    assert "rule:link-secret" in sources("privacy", "# Links\n\n* [API](https://api.example.com/v1?access_token=f83kd9Qz2LmX7pR4tY8wV1nB6cJ0hG5e)\n")
+    # a listing of sockets (`*:5900  *:*`) is no Markdown emphasis
+    log = "# Log\n\n```\n=== check ===\nOS:           Debian GNU/Linux 13\nLISTEN 0      16      *:5900      *:*\n```\n"
+    assert "rule:code-language" not in sources("code_quality", log)

@@ -197,4 +197,5 @@ def _yaml(content: str) -> str | None:
 
 
 def _markdown(content: str) -> str | None:
-    return "markdown" if MARKDOWN_MARKUP.search(content) else None
+    """Markup in pairs around words: `*:*` in a listing of sockets (`*:5900  *:*`) holds none."""
+    return "markdown" if any(re.search(r"\w", m.group(0).strip("*_~")) for m in MARKDOWN_MARKUP.finditer(content)) else None

@@ -76,6 +76,7 @@ ASSIGNED_SECRET = re.compile(
 )
 # The access code of a shared link (a meeting's or a folder's passcode), as a query parameter's name.
 LINK_PASSCODE = re.compile(r"(?i)pass|pwd")
+REDIRECT_TOKEN = re.compile(r"(?i)redir(?:ect)?_token")
 _ASSIGNED_START = re.compile(r"\b[\w.-]")
 _ASSIGNED_RUN = re.compile(r"[\w.-]*")
 _ASSIGNED_TAIL = re.compile(r"(?i)" + _ASSIGNED_VALUE)
@@ -271,6 +272,8 @@ def find_secrets(line: str, number: int) -> list[Finding]:
             if _in_url_query(line, match.start(1)):
                 if LINK_PASSCODE.search(match.group(1)):
                     continue  # the link's own access code: whoever holds the link is meant to join
+                if REDIRECT_TOKEN.fullmatch(match.group(1)):
+                    continue  # youtube.com/redirect?…&redir_token=…: the redirector's own click token, in every copy of the link
                 found.append(Finding("link-secret", f"a value passed as `{match.group(1)}` in a link", number,
                                      start, start + len(value), value))
             else:

@@ -71,6 +71,12 @@ def _titles_the_article(article: ParsedArticle, heading: Heading) -> bool:
     return not any(line.strip() for line in article.lines[article.body_start_line - 1 : heading.line - 1])
 
 
+# The front matter Hashnode's GitHub backup writes for each post (`cuid:` with `slug:` or
+# `datePublished:`): an export of a post already published, not a file a platform publishes from.
+BACKUP_ID = re.compile(r"(?m)^cuid:\s*\S+")
+BACKUP_KEYS = re.compile(r"(?m)^(?:slug|datePublished):")
+
+
 class StructureChecker(BaseChecker):
     category = "structure"
     status_text = "Checking the article structure…"
@@ -98,6 +104,18 @@ class StructureChecker(BaseChecker):
             return []
         if front.error:
             toml = article.front_matter_format == "toml"
+            raw = "\n".join(article.lines[front.start_line - 1 : front.end_line or article.line_count])
+            if BACKUP_ID.search(raw) and BACKUP_KEYS.search(raw):
+                # Hashnode's backup of a post it already published: nothing publishes from this
+                # file, so it blocks nothing; a tool that reads it later still fails.
+                return [self.issue(
+                    article, "suggestion", front.error_line or front.start_line,
+                    f"The front matter is not valid YAML: {front.error}. This is Hashnode's backup of a "
+                    "published post, so publishing is not affected.",
+                    "Quote (or escape) the value on that line if another tool will read this file.",
+                    "A static site generator or migration script reading the backup would stop here.",
+                    "rule:front-matter-yaml", line_end=front.end_line,
+                )]
             return [self.issue(
                 article, "critical", front.error_line or front.start_line,
                 f"The front matter is not valid {'TOML' if toml else 'YAML'}: {front.error}.",
