@@ -490,9 +490,10 @@ class _Walk:
     def _html_block(self, token: Token, start: int, end: int) -> None:
         comment = token.content.lstrip().startswith("<!--")
         self._mark(start, end, "html_comment" if comment else "html")
-        opened = [m.group(1).lower() for m in RAW_OPEN.finditer(token.content)]
-        if opened and not comment and f"</{opened[-1]}" not in token.content[token.content.rfind(f"<{opened[-1]}"):].lower():
-            close = f"</{opened[-1]}"  # the block ended (at a blank line) inside the element: it runs on to its closing tag
+        last = next(reversed(list(RAW_OPEN.finditer(token.content))), None)
+        close = f"</{last.group(1).lower()}" if last else ""
+        if last and not comment and close not in token.content[last.start():].lower():
+            # The block ended (at a blank line) inside the element: it runs on to its closing tag.
             for i in range(end, len(self.lines)):
                 if close in self.lines[i].lower():
                     self.raw_ranges.append((end, i + 1))

@@ -414,15 +414,20 @@ def test_daemon_names_and_informal_abbreviations_are_words():
     assert "rule:spelling" not in sources("language_quality", text)
 
 
-def linted(*texts: str) -> list[set[tuple[str | None, int | None]]]:
-    """pymarkdownlnt's findings, as our checker keeps them, for each text."""
+def linter_issues(*texts: str) -> list[list[Issue]]:
+    """pymarkdownlnt's findings, as our checker keeps them (before rule control), for each text."""
     worker = LinterWorker()
     try:
         checker = CHECKER_CLASSES["markdown_format"](context())
         checker.context.linter = worker
-        return [{(i.source, i.line_start) for i in checker._linter(parse_article(text))} for text in texts]
+        return [checker._linter(parse_article(text)) for text in texts]
     finally:
         worker.close()
+
+
+def linted(*texts: str) -> list[set[tuple[str | None, int | None]]]:
+    """(rule, line) of pymarkdownlnt's findings, as our checker keeps them, for each text."""
+    return [{(i.source, i.line_start) for i in issues} for issues in linter_issues(*texts)]
 
 
 def test_text_that_is_no_code_needs_no_language_tag_but_code_and_sessions_do():
@@ -480,13 +485,7 @@ def test_list_numbering_and_quote_spacing_render_the_same_and_are_off_unless_a_p
     """md029 and md027 flag source that renders as the writer meant (CommonMark numbers a list from
     its first item; spaces after > vanish): off by default, on when a project turns them on."""
     text = "# List\n\n1. one\n3. two\n4. three\n\n>  Two spaces.\n"
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        issues = checker._linter(parse_article(text))
-    finally:
-        worker.close()
+    (issues,) = linter_issues(text)
     wanted = {"pymarkdownlnt:MD029", "pymarkdownlnt:MD027"}
     assert wanted <= {i.source for i in issues}  # the linter still sees them…
     assert not wanted & {i.source for i in apply_rule_control(issues, {})}  # …the writer does not
@@ -696,13 +695,7 @@ def test_tables_touching_a_heading_or_a_fence_render_and_are_not_reported_by_def
     into text (its next line taken as a row) is reported as a column-count fault."""
     table = "| Key | Description |\n| --- | --- |\n| a | b |\n"
     text = "# T\n\nText.\n\n#### Configuration\n" + table + "```\nx\n```\n\nSome text.\n\n" + table + "More text.\n"
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        found = checker._linter(parse_article(text))
-    finally:
-        worker.close()
+    (found,) = linter_issues(text)
     assert {(i.source, i.line_start) for i in found} >= {("pymarkdownlnt:MD058", 6), ("pymarkdownlnt:MD056", 18)}
     kept = {(i.source, i.line_start) for i in apply_rule_control(found, {})}
     assert ("pymarkdownlnt:MD056", 18) in kept and not {rule for rule, _ in kept} & {"pymarkdownlnt:MD058"}
@@ -1790,13 +1783,7 @@ def test_the_linter_is_not_asked_about_raw_html():
         "# Go\n\nRewrite ServeHTTP to check the host\n<pre class=\"brush: go\">func f() {\n\n"
         "    host := strings.Split(r.Host, \":\")[0]\n}\n</pre>\n\nAnd a (reversed)[https://example.com] link.\n"
     )
-    worker = LinterWorker()
-    try:
-        checker = CHECKER_CLASSES["markdown_format"](context())
-        checker.context.linter = worker
-        found = {(i.source, i.line_start) for i in checker._linter(parse_article(text))}
-    finally:
-        worker.close()
+    (found,) = linted(text)
     assert ("pymarkdownlnt:MD011", 6) not in found and ("pymarkdownlnt:MD011", 10) in found
 
 

@@ -136,7 +136,7 @@ def _section_registers(starts: list[int], styles: list[tuple[Sentence, Style]]) 
         style, count = counts.most_common(1)[0]
         if count >= MIN_REGISTER_SENTENCES and count >= REGISTER_SHARE * counts.total():
             registers[section] = style
-        elif count == counts.total() and (count > 1 or section in ends or section == 0):
+        elif count == counts.total() and (count > 1 or section in ends):  # 0, the introduction, is ends[0]
             # A section with no sentence in any other style: terse definitions under their own
             # heading (「…取り込んでいく。」), the writer's note before the first heading
             # (「フルコードは…にあります。」 over a plain series), an opening line or a closing

@@ -104,7 +104,7 @@ class StructureChecker(BaseChecker):
             return []
         if front.error:
             toml = article.front_matter_format == "toml"
-            raw = "\n".join(article.lines[front.start_line - 1 : front.end_line or article.line_count])
+            raw = "\n".join(article.lines[front.start_line - 1 : front.end_line])
             if BACKUP_ID.search(raw) and BACKUP_KEYS.search(raw):
                 # Hashnode's backup of a post it already published: nothing publishes from this
                 # file, so it blocks nothing; a tool that reads it later still fails.
