@@ -308,7 +308,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             buffer.append(char)
             if char in _OPENERS:
                 if not open_marks:
-                    bracketed_sentence = char in "([" and len(buffer) == 1
+                    bracketed_sentence = char in "([（" and len(buffer) == 1
                 open_marks.append(char)
             elif open_marks and (char in _CLOSERS or (char == '"' and open_marks[-1] == "“")):
                 open_marks.pop()  # “…" : a curly quotation closed by a straight one still closes
@@ -331,6 +331,14 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             ):
                 flush(number)  # `(This is a side point… Operations on…)`: a paragraph in brackets
                 open_marks.append("(")
+            elif japanese and bracketed_sentence and len(open_marks) == 1 and open_marks[0] in "(（" and (
+                char in JA_FULL_STOPS and _ends_sentence(line, index, True)
+            ):
+                # 「（…利点がありますが、…残ってしまいます。候補となるのは…にしました。）」: an aside in
+                # brackets that opens its paragraph holds sentences of its own, each ending at its 。
+                opener = open_marks[0]
+                flush(number)
+                open_marks.append(opener)
         previous, previous_line = number, line
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)

@@ -1880,3 +1880,17 @@ def test_round_43_causes():
     # a listing of sockets (`*:5900  *:*`) is no Markdown emphasis
     log = "# Log\n\n```\n=== check ===\nOS:           Debian GNU/Linux 13\nLISTEN 0      16      *:5900      *:*\n```\n"
     assert "rule:code-language" not in sources("code_quality", log)
+
+
+def test_round_44_an_aside_in_brackets_holds_sentences_of_its_own():
+    # 「（…利点がありますが、…残ってしまいます。候補となるのは…ですが、…にしました。）」: the 。 inside an
+    # aside that opens its paragraph ends a sentence, so the two が are in two sentences
+    aside = (
+        "# 設計\n\nコンストラクタは空っぽです。\n"
+        "(インスタンス変数はメソッド内でアクセスしやすい利点がありますが、生成後にメモリに残ってしまいます。"
+        "候補となるのはpointデータとPolygonデータですが、今回は引数として受け渡していく事にしました。)\n"
+    )
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", aside)
+    # one sentence with two が, in brackets or not, is still reported
+    one = "# 設計\n\n(メモリに残ってしまいますが、候補となるのはpointデータですが、引数で渡します。)\n"
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", one)
