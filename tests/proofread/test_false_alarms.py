@@ -1894,3 +1894,27 @@ def test_round_44_an_aside_in_brackets_holds_sentences_of_its_own():
     # one sentence with two が, in brackets or not, is still reported
     one = "# 設計\n\n(メモリに残ってしまいますが、候補となるのはpointデータですが、引数で渡します。)\n"
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", one)
+
+
+def test_round_44_sweep_causes():
+    # the request token an API returns with each reply is no secret; an access token still is
+    reply = '# Create\n\n```json\n{\n  "RequestToken": "8c98858b-a70b-4381-850e-606005f8c5ee",\n  "Operation": "CREATE"\n}\n```\n'
+    assert "rule:assigned-secret" not in sources("privacy", reply)
+    leaked = '# Create\n\n```json\n{\n  "AccessToken": "8c98858b-a70b-4381-850e-606005f8c5ee"\n}\n```\n'
+    assert "rule:assigned-secret" in sources("privacy", leaked)
+    # PowerShell calls a cmdlet whose Verb-Noun name is no password
+    cmdlet = "# Login\n\n```txt\n$SecuredPassword = ConvertTo-SecureString <sp_secret> -AsPlainText -Force\n```\n"
+    assert "rule:assigned-secret" not in sources("privacy", cmdlet)
+    # `===== 省略 =====` and a line of tildes mark lines left out
+    elided = "# Init\n\n```python\n===== 省略 =====\n```\n"
+    tildes = "# CI\n\n```yml\nversion: 2\njobs:\n  test1:\n    docker:\n~~~~~~~~~~~~\n  test2:\n```\n"
+    assert not {"rule:syntax-python", "rule:syntax-yaml"} & (sources("code_quality", elided) | sources("code_quality", tildes))
+    # a terminal session under a yaml tag, and Netlify's `_headers` under a toml tag: other formats
+    session = "# Run\n\n```yaml\n$ ansible-playbook site.yml\n[WARNING]: provided hosts list is empty\n\nPLAY [Build] ***\n```\n"
+    headers = "# Headers\n\n```toml\n/game.html\n  Cross-Origin-Opener-Policy: same-origin\n```\n"
+    assert not {"rule:syntax-yaml", "rule:syntax-toml"} & (sources("code_quality", session) | sources("code_quality", headers))
+    assert "rule:syntax-toml" in sources("code_quality", '# Conf\n\n```toml\n[server]\nport = 80 80\n```\n')
+    assert "rule:syntax-yaml" in sources("code_quality", "# Conf\n\n```yaml\nkey: [a, b\nother: c\n```\n")
+    # words: API Gateway's authorizers, the Xception network, an orienteering dibber, lochs
+    for text in ("Use custom authorizers.", "- xception", "I forgot my dibber.", "We passed sea lochs."):
+        assert "rule:spelling" not in sources("language_quality", "# Notes\n\n" + text + "\n")

@@ -33,9 +33,12 @@ ELISION = re.compile(
     r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`: lines left out
     r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$"  # `....省略`
     r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$"  # `[snip...]`
-    r"|^[~〜～]$",  # a line of one tilde (wave dash) before or after the lines shown: the rest left out
+    r"|^\s*(?:#|//)?\s*([=*~〜-])\1+\s*(?:省略|略|中略|以下略|omitted|snip)\s*\1+\s*$"  # `===== 省略 =====`
+    r"|^[~〜～]+$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
     re.M,
 )
+# What every TOML document has: a `key = value` line or a `[table]` header.
+TOML_STATEMENT = re.compile(r"^\s*(?:\[|[\w\"'.-]+(?:\s*\.\s*[\w\"'-]+)*\s*=)", re.M)
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
 JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
@@ -227,6 +230,10 @@ class CodeQualityChecker(BaseChecker):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
         if language in YAML | JSON | PYTHON | TOML and DIFF_LINE.search(block.content):
             return []  # `+    timeout-minutes: 11`, `- HOOK_URL = …` / `+ HOOK_URL = …`: a change shown as a diff
+        if language in PYTHON | JSON | YAML | TOML and PROMPT.match(block.content.lstrip("\n")):
+            return []  # `$ ansible-playbook site.yml` and what it printed: a terminal session under the tag
+        if language in TOML and not TOML_STATEMENT.search(block.content):
+            return []  # no `key = value` and no `[table]`: another format under the tag (Netlify's `_headers`)
         if language in SHELL and is_other_repl(block.content):
             return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():

@@ -171,6 +171,8 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
     for match in finditer_by_runs(ASSIGNED_SECRET, line, _ASSIGNED_START, _ASSIGNED_RUN, _ASSIGNED_TAIL):
         if line[match.end(2) : match.end(2) + 1] == "(" or _DOTTED_NAME.fullmatch(match.group(2)):
             continue  # `token = auth.createToken(…)`, `token: vscode.CancellationToken`: code, not a value
+        if line[: match.start(1)].endswith("$") and _CMDLET.fullmatch(match.group(2)):
+            continue  # `$SecuredPassword = ConvertTo-SecureString …`: PowerShell calls a cmdlet
         if not not_a_secret(match.group(1), match.group(2)):
             yield match
 
@@ -183,6 +185,10 @@ _PUBLIC_PARTS = frozenset({
     "scope", "scopes", "length", "count", "mode", "ref", "namespace", "account", "email", "mail",
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
+# Tokens an API hands out with each reply, which grant nothing: AWS's RequestToken and
+# ClientRequestToken (idempotency), NextToken and ContinuationToken (pagination), PageToken, SyncToken.
+_HANDED_OUT_TOKENS = frozenset({"request", "next", "page", "continuation", "pagination", "idempotency", "sync",
+                                "cancellation"})
 # A value that names a secret rather than being one: a Kubernetes object (`runner-token-pd2mq`),
 # a self-describing stand-in (`notion_api_key`, `my-secret`, `password123`, `token1234`).
 _NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apikey)([-_.]|$)|^(token|secret|password|passwd)\w*$")
@@ -190,6 +196,8 @@ _NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apik
 _SAMPLE_PARTS = frozenset({"sample", "example", "dummy", "fake", "test", "demo"})
 # Words joined by hyphens, no digits: a Kubernetes object's name (`secret: my-service-account`).
 _OBJECT_NAME = re.compile(r"[a-z]{2,}(?:-[a-z]{2,})+")
+# A PowerShell cmdlet's Verb-Noun name (ConvertTo-SecureString, Get-Credential).
+_CMDLET = re.compile(r"[A-Z][a-z]+(?:[A-Z][a-z]+)*-[A-Z][A-Za-z]+")
 # An attribute path (`config.channelSecret.value`, `T5Tokenizer.from_pretrained`): code, not a literal.
 _DOTTED_NAME = re.compile(r"[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)+")
 # A variable read instead of a value ($PASSWORD, ${TOKEN}), or a crypt(3) password hash ($6$salt$…).
@@ -204,6 +212,8 @@ def not_a_secret(name: str, value: str) -> bool:
     parts = [part.lower() for part in _NAME_PARTS.findall(name)]
     if parts and (parts[-1] in _PUBLIC_PARTS or parts[0] == "public" or _SAMPLE_PARTS & set(parts)):
         return True
+    if parts[-2:-1] and parts[-1] == "token" and parts[-2] in _HANDED_OUT_TOKENS:
+        return True  # `"RequestToken": "8c98858b-…"` in an API's reply: a request's or a page's handle
     if len(name) >= 4 and name.lower() in value.lower():
         return True  # `slackBotToken: "/app/slackBotToken"` (a parameter's path), `auth0Config: Auth0Config` (a type)
     return bool(
