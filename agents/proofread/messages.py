@@ -518,6 +518,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- pymarkdownlnt ---
     **{rule: {en[0] + "{detail}": ja[0] + "{detail}", en[1]: ja[1], en[2]: ja[2]} for rule, (en, ja) in _LINTER.items()},
 }
+MESSAGES["md056"].update({
+    "The text right under the table ({where}) renders as rows of the table: no blank line ends it.":
+        "表のすぐ下の文（{where}）が表の行として表示されます。表の後に空行がありません。",
+    "Leave a blank line between the table and the text below it.": "表とその下の文のあいだに空行を入れてください。",
+    "A table goes on until a blank line, so each line of text after it becomes a one-cell row.":
+        "表は空行まで続くため、すぐ後の文は一行ずつセル一つの行になります。",
+})
 MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."] = (
     "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
 )
@@ -567,6 +574,8 @@ FRAGMENTS: dict[str, str] = {
     "trailing comma": "末尾に余分なカンマがあります",
     "missing comma at the end of the line": "行末のカンマがありません",
     "`{keyword}` is never closed ({closer} is missing)": "`{keyword}` が閉じられていません（{closer} がありません）",
+    "lines {first}–{last}": "{first}〜{last}行目",
+    "line {line}": "{line}行目",
 }
 
 # Notes the checkers leave in the report (checks that did not run, lines the linter could not read).

@@ -11,6 +11,7 @@ from agents.proofread.checkers.privacy import redact_personal
 from agents.proofread.config import GraphConfig
 from agents.proofread.linter import LinterWorker
 from agents.proofread.llm import ProofreadLLM
+from agents.proofread.messages import to_japanese
 from agents.proofread.parser import parse_article
 from agents.proofread.rules import apply_rule_control
 from agents.proofread.schemas import Issue
@@ -1918,3 +1919,16 @@ def test_round_44_sweep_causes():
     # words: API Gateway's authorizers, the Xception network, an orienteering dibber, lochs
     for text in ("Use custom authorizers.", "- xception", "I forgot my dibber.", "We passed sea lochs."):
         assert "rule:spelling" not in sources("language_quality", "# Notes\n\n" + text + "\n")
+
+
+def test_text_right_under_a_table_is_one_finding_that_says_what_happened():
+    run_in = "# Steps\n\n| step | does |\n| --- | --- |\n| verify | runs the tests |\n※引用 SoftwareDesign\nhttps://gihyo.jp/x\n上記のとおりです。\n"
+    short_row = "# Steps\n\n| step | does | when |\n| --- | --- | --- |\n| verify | runs |\n"
+    (run_in_issues, short_issues) = linter_issues(run_in, short_row)
+    (issue,) = [i for i in run_in_issues if i.source == "pymarkdownlnt:MD056"]
+    assert (issue.line_start, issue.line_end) == (6, 8)
+    assert "(lines 6–8) renders as rows of the table" in issue.problem and "blank line" in issue.suggestion
+    assert to_japanese("md056", issue.problem) == "表のすぐ下の文（6〜8行目）が表の行として表示されます。表の後に空行がありません。"
+    # a row with a missing cell is still the row's own finding
+    (issue,) = [i for i in short_issues if i.source == "pymarkdownlnt:MD056"]
+    assert issue.line_start == 5 and "different number of cells" in issue.problem

@@ -280,6 +280,7 @@ class MarkdownFormatChecker(BaseChecker):
             ))
         blanked_runs: _BlankedRuns | None = None
         heading_lines = {heading.line for heading in article.headings}
+        run_in: list[int] = []
         for line, column, rule, detail in failures:
             severity, problem = PYMARKDOWN_RULES.get(rule, ("suggestion", rule))
             kind = article.kind(line)
@@ -297,6 +298,9 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `(true | string)[]`, `("a","b")[0:1]`: a type or an index, no reversed link (no URL)
             if rule == "md056" and (SHORTCODE.fullmatch(article.line(line).strip()) or _empty_last_cell(article, line, detail)):
                 continue  # `{{< /table >}}` under a table, or `a | b |  ` meaning an empty last cell
+            if rule == "md056" and "|" not in article.line(line):
+                run_in.append(line)  # text right under a table, with no blank line: it became the table's rows
+                continue
             if rule == "md037" and (_in_math_or_code(article.line(line), column) or ARITHMETIC_STAR.search(article.line(line))):
                 continue  # `$x _ 1$`: a subscript in inline math; `7866 * 1024 * 1024`: a product, not emphasis
             if rule == "md011" and _aside_before_link(article.line(line), column):
@@ -320,6 +324,16 @@ class MarkdownFormatChecker(BaseChecker):
                 _LINTER_FIXES.get(rule, "Adjust the Markdown so it follows the usual convention."),
                 _LINTER_REASONS.get(rule, "Reported by pymarkdownlnt."),
                 f"pymarkdownlnt:{rule.upper()}",
+            ))
+        for first, last in _runs(run_in):
+            severity, _problem = PYMARKDOWN_RULES["md056"]
+            where = f"line {first}" if first == last else f"lines {first}–{last}"
+            issues.append(self.issue(
+                article, severity, first,
+                f"The text right under the table ({where}) renders as rows of the table: no blank line ends it.",
+                "Leave a blank line between the table and the text below it.",
+                "A table goes on until a blank line, so each line of text after it becomes a one-cell row.",
+                "pymarkdownlnt:MD056", line_end=last,
             ))
         return issues
 
@@ -496,6 +510,17 @@ def _cells(row: str) -> int:
     text = text[1:] if text.startswith("|") else text
     text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
     return len(re.split(r"(?<!\\)\|", text))
+
+
+def _runs(numbers: list[int]) -> list[tuple[int, int]]:
+    """Consecutive line numbers as (first, last) runs: [5, 6, 7, 9] gives (5, 7) and (9, 9)."""
+    runs: list[tuple[int, int]] = []
+    for number in sorted(numbers):
+        if runs and number == runs[-1][1] + 1:
+            runs[-1] = (runs[-1][0], number)
+        else:
+            runs.append((number, number))
+    return runs
 
 
 def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
