@@ -1932,3 +1932,21 @@ def test_text_right_under_a_table_is_one_finding_that_says_what_happened():
     # a row with a missing cell is still the row's own finding
     (issue,) = [i for i in short_issues if i.source == "pymarkdownlnt:MD056"]
     assert issue.line_start == 5 and "different number of cells" in issue.problem
+
+
+def test_round_45_links_one_per_line_are_lines_of_their_own():
+    # a series' navigation: each part's link on a line of its own is no part of one long sentence
+    series = (
+        "# 概要\n\n"
+        "[18-①Kaggle実践3 Biohub細胞トラッキング：環境構築から初回提出までの手順](https://zenn.dev/a/articles/one)\n"
+        "[18-②Kaggle実践3 Biohub細胞トラッキング：初回提出コードを解説してみた](https://zenn.dev/a/articles/two)\n"
+        "**18-③Kaggle実践3 Biohub細胞トラッキング：ローカル環境を構築してみた(交差検証(CV)込み)**(この記事)\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", series)
+    # one link alone on a line inside a wrapped sentence still belongs to it
+    wrapped = (
+        "# 概要\n\nこのコンペは入力データが大きく提出のたびに実行と保存と提出に長い時間がかかるので、手順については\n"
+        "[こちらの記事](https://zenn.dev/a/articles/one)\n"
+        "を参考にしながらローカルの評価環境を構築して全データセットに対する交差検証を手元で何度でも気軽に回せるようにしておくと後の作業がずっと楽になるのでおすすめです。\n"
+    )
+    assert "rule:sentence-length" in sources("language_quality", wrapped)

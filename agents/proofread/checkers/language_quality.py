@@ -93,6 +93,8 @@ MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below t
 # A Markdown hard line break (two spaces or a backslash at the end of the line) after anything but
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
+# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
+LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
 # sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
@@ -246,10 +248,14 @@ class LanguageQualityChecker(BaseChecker):
         japanese = article.language == "ja"
         lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
         prose: list[tuple[int, str]] = []
+        link_lines = {number for number, _line in lines if LINK_LINE.match(article.lines[number - 1])}
         for number, line in lines:
-            if article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
+            navigation = number in link_lines and bool({number - 1, number + 1} & link_lines)
+            if navigation or article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
+            if navigation:
+                prose.append((number, ""))  # links one per line (a series' parts): each a line of its own
             if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1]) or POLITE_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose
