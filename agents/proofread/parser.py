@@ -548,6 +548,8 @@ class _Walk:
                 if link is not None:
                     text.append(child.content)
                     link.holds_image = True
+            elif kind == "html_inline" and link is not None:
+                text.append(child.content)  # `[<span class="octicon octicon-link"></span>](#x)`: an icon shows
             elif kind == "zenn_embed":
                 self.syntax.add("embed")
                 self.links.append(Link(url=child.content, text=child.info, line=line, kind="embed",

@@ -1950,3 +1950,35 @@ def test_round_45_links_one_per_line_are_lines_of_their_own():
         "を参考にしながらローカルの評価環境を構築して全データセットに対する交差検証を手元で何度でも気軽に回せるようにしておくと後の作業がずっと楽になるのでおすすめです。\n"
     )
     assert "rule:sentence-length" in sources("language_quality", wrapped)
+
+
+def test_round_45_sweep_causes():
+    # a thank-you aside in brackets does not set the article's style
+    plain = "".join(f"設定{n}はここで確認する。" for n in range(12))
+    aside = f"# 準備\n\n{plain}\n\nこちらの記事を参考にした。（大変助かりました。ありがとうございます！）\n"
+    assert "rule:mixed-style" not in sources("language_quality", aside)
+    # a script's proxy URL built from shell variables holds no password
+    proxy = '# Proxy\n\n```bash\nhttps_proxy="http://$encoded_name:$encoded_pw@proxy.corp-net.com:8080/"\n```\n'
+    assert "rule:url-credentials" not in sources("privacy", proxy)
+    leaked = "# Proxy\n\n```bash\nhttps_proxy=http://alice:Xq7rT2pLm9Zk@proxy.corp-net.com:8080/\n```\n"
+    assert "rule:url-credentials" in sources("privacy", leaked)
+    # a connection string's authentication method is no secret
+    conn = "# DB\n\n```python\nconn = 'Driver=ODBC;Authentication=ActiveDirectoryIntegrated'\n```\n"
+    assert "rule:assigned-secret" not in sources("privacy", conn)
+    # GitHub's heading anchor, an icon in the link, is no empty link
+    anchor = '# Notes\n\n## [<span class="octicon octicon-link"></span>](#spring-security)Spring Security\n\nText.\n'
+    assert "rule:empty-link-text" not in sources("link", anchor)
+    assert "rule:empty-link-text" in sources("link", "# Notes\n\nSee [](https://example.com/a) here.\n")
+    # a closing heading that links to the next part is no empty section
+    series = "# Part 1\n\nText.\n\n## Setup\n\nMore text.\n\n#### Continued in Part 2: [adding RDS](/2017/08/11/part-2/)\n"
+    assert "rule:empty-section" not in sources("structure", series)
+    # 「`xor rdi, rcx`で、…」 item after item: で after code is a particle, not a connective
+    items = "# 解析\n\n" + "".join(f"- `mov r{n}, r{n + 1}`で、`r{n}`に値が入る\n" for n in range(4))
+    assert "rule:doubled-conjunction" not in sources("language_quality", items)
+    # notes drawn into code, a REPL string pasted without `... `, and metadata under a python tag
+    drawn = "# RF\n\n```python\nrfr = RandomForestRegressor(random_state=0)\n                         ↑ 1→0に変えるだけ\n```\n"
+    repl = '# Julia\n\n```python\n>>> code = """\nusing StatsBase\nend\n"""\n>>> run(code)\n```\n'
+    meta = "# Pelican\n\n```python\nBokehCSS: https://cdn.pydata.org/bokeh.min.css\nBokehJS: https://cdn.pydata.org/bokeh.min.js\n```\n"
+    for text in (drawn, repl, meta):
+        assert "rule:syntax-python" not in sources("code_quality", text)
+    assert "rule:syntax-python" in sources("code_quality", '# Julia\n\n```python\n>>> code = """\nusing StatsBase\n>>> run(code\n```\n')

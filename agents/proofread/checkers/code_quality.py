@@ -37,6 +37,20 @@ ELISION = re.compile(
     r"|^[~〜～]+$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
     re.M,
 )
+# A line that points at the code above it (`    ↑ ここを変えるだけ`): a note, not code.
+ANNOTATION = re.compile(r"^\s*[↑↓←⇑⇐]", re.M)
+_METADATA_LINE = re.compile(r"[A-Za-z][\w-]*:\s+[^=\s][^=]*")
+_PYTHON_CLAUSES = {"else", "try", "finally", "lambda", "except"}
+
+
+def _metadata_only(source: str) -> bool:
+    """Two or more lines, each `Key: value` with no `=` and no Python clause as the key."""
+    written = [line.strip() for line in source.splitlines() if line.strip()]
+    return len(written) >= 2 and all(
+        _METADATA_LINE.fullmatch(line) and line.split(":", 1)[0] not in _PYTHON_CLAUSES for line in written
+    )
+
+
 # What every TOML document has: a `key = value` line or a `[table]` header.
 TOML_STATEMENT = re.compile(r"^\s*(?:\[|[\w\"'.-]+(?:\s*\.\s*[\w\"'-]+)*\s*=)", re.M)
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
@@ -232,6 +246,10 @@ class CodeQualityChecker(BaseChecker):
             return []  # `+    timeout-minutes: 11`, `- HOOK_URL = …` / `+ HOOK_URL = …`: a change shown as a diff
         if language in PYTHON | JSON | YAML | TOML and PROMPT.match(block.content.lstrip("\n")):
             return []  # `$ ansible-playbook site.yml` and what it printed: a terminal session under the tag
+        if language in PYTHON | JSON | YAML | TOML and ANNOTATION.search(block.content):
+            return []  # `↑ random_stateを1→0に変えるだけ` under a line: the writer's note drawn into the code
+        if language in PYTHON and _metadata_only(block.content):
+            return []  # `BokehCSS: https://…` lines: a post's metadata header under a python tag
         if language in TOML and not TOML_STATEMENT.search(block.content):
             return []  # no `key = value` and no `[table]`: another format under the tag (Netlify's `_headers`)
         if language in SHELL and is_other_repl(block.content):
@@ -353,7 +371,7 @@ def check_python(source: str) -> None:
     if any((match := _REPL_PROMPT.match(line)) and ">>>" in match.group() for line in lines):
         # REPL transcript: keep the statements, blank the output, keep the line count. An embedding
         # application may name its interpreter before the prompt (TouchDesigner's `python >>> `).
-        lines = [line[match.end():] if (match := _REPL_PROMPT.match(line)) else "" for line in lines]
+        lines = _repl_statements(lines)
     # IPython magics (%matplotlib, !pip), their output captured (`ids = !gcloud …`) and help (obj? / obj??)
     lines = ["pass" if re.match(r"^\s*(?:[\w.]+\s*=\s*)?[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
     lines = _comment_bodies_filled(lines)
@@ -373,6 +391,24 @@ def check_python(source: str) -> None:
         if sys.version_info < (3, 12) and PEP_695.search(text):
             return  # `def f[T](…)`, `type X = …`: Python 3.12 grammar this interpreter cannot judge
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
+
+
+def _repl_statements(lines: list[str]) -> list[str]:
+    """A REPL transcript's statements, line for line: prompted lines without their prompt, and
+    the lines of a triple-quoted string a prompted line opened (`>>> code = \"\"\"` then the
+    string's lines, often pasted without their `... `); every other line, output, blanked."""
+    kept: list[str] = []
+    quote: str | None = None  # the triple quote a statement opened and has not closed
+    for line in lines:
+        match = _REPL_PROMPT.match(line)
+        text = line[match.end():] if match else line if quote else ""
+        kept.append(text)
+        for found in re.finditer(r'"""|\'\'\'', text):
+            if quote is None:
+                quote = found.group()
+            elif found.group() == quote:
+                quote = None
+    return kept
 
 
 CYTHON = re.compile(r"^\s*(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)

@@ -164,6 +164,11 @@ def _without_closing_aside(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+def _after_code(line: str, word: str) -> bool:
+    """Whether `line` (a list item's marker aside) opens with a code span followed by `word`."""
+    return re.match(r"\s*(?:[-*+]|\d+[.)])?\s*`[^`]+`\s*" + re.escape(word), line) is not None
+
+
 def sentence_style(tokens: list[Token]) -> Style | None:
     """です/ます (polite) or だ/である (plain) ending, from the sentence's last words."""
     # Only what follows the last closing bracket ends the sentence: in 「先頭に来るのは「正解はXです。」だ。」
@@ -309,8 +314,10 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             words = [t for t in tokens if t.pos1 not in ("空白",)]
             conjunction = words[0].surface if words and words[0].pos1 == "接続詞" else None
-            if conjunction and len(conjunction) == 1 and (len(words) < 2 or words[1].surface not in "、，,"):
-                conjunction = None  # 「`code` で…」: a one-kana で/が/と after masked code is a particle
+            if conjunction and len(conjunction) == 1 and (
+                len(words) < 2 or words[1].surface not in "、，," or _after_code(article.lines[sentence.line_start - 1], conjunction)
+            ):
+                conjunction = None  # 「`code` で…」「- `xor rdi, rcx`で、…」: a one-kana で/が/と after masked code is a particle
             if conjunction and conjunction == previous_conjunction:
                 issues.append(self._say(
                     article, "suggestion", sentence.line_start, "rule:doubled-conjunction",
@@ -322,7 +329,12 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             previous_conjunction = conjunction
             footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
-            aside = footnote or sentence.line_start in boxed
+            # 「（大変助かりました。ありがとうございます！）」: the sentences of an aside in brackets, like
+            # the whole aside before them, do not set the article's style
+            opened = sentence.text.lstrip()[:1] in "(（"
+            bracketed = opened and sentence.text.count("(") + sentence.text.count("（") > (
+                sentence.text.count(")") + sentence.text.count("）"))
+            aside = footnote or sentence.line_start in boxed or bracketed
             # A sentence of a few characters (「疲れた。」, 「以上です。」) is an aside or a set
             # phrase whose style is a choice, not a slip: it does not count either way.
             short = len(sentence.text.strip()) < MIN_STYLED_SENTENCE

@@ -183,6 +183,7 @@ _PUBLIC_PARTS = frozenset({
     "domain", "id", "url", "uri", "host", "hostname", "name", "endpoint", "issuer", "audience", "region",
     "type", "path", "file", "user", "username", "expiry", "expires", "ttl", "header", "prefix", "version",
     "scope", "scopes", "length", "count", "mode", "ref", "namespace", "account", "email", "mail",
+    "authentication",  # `Authentication=ActiveDirectoryIntegrated` in a connection string: the method
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 # Tokens an API hands out with each reply, which grant nothing: AWS's RequestToken and
@@ -309,6 +310,8 @@ def _real_url_password(url: str, password: str) -> bool:
     """postgres://postgres:postgres@localhost is a tutorial default, and so is a password for a
     host only a private network resolves (`app-db.svc.cluster.local`); a random password on a real
     host is a leak."""
+    if _REFERENCE_OR_HASH.match(password):
+        return False  # `http://$user:$encoded_pw@proxy…` in a script: the shell fills it in
     host = url.rsplit("@", 1)[1].split(":")[0].split("/")[0].lower()
     if (
         host in ("localhost", "127.0.0.1", "0.0.0.0") or "." not in host or "example" in host

@@ -18,7 +18,7 @@ INTRO = re.compile(
 CLOSING_MARK = re.compile(r"(?i)(?:the\s*)?end|fin|おわり|終わり|おしまい|お終い|完|終|以上")
 
 
-_HEADING_URL = re.compile(r"https?://\S+")
+_HEADING_URL = re.compile(r"https?://\S+|\]\([^)\s]+\)")  # a URL, or a Markdown link (`Continued in: [Part 2](/…)`)
 
 
 def _is_closing_mark(text: str) -> bool:
@@ -357,7 +357,7 @@ class StructureChecker(BaseChecker):
             if not heading.text.strip():
                 continue  # an empty heading: rule:empty-heading reports it, one finding for one fix
             if _HEADING_URL.search(heading.text):
-                continue  # `## VIDEO — https://youtu.be/…`: the heading carries its content, a link
+                continue  # `## VIDEO — https://youtu.be/…`, `#### Continued in: [Part 2](/…)`: the heading carries its content, a link
             if (index == 0 and following is not None and following.level <= heading.level and _titles_the_article(article, heading)
                     and not _is_closing_mark(heading.text)):
                 continue  # `## Title` over `#` or `##` sections: the title, whose section is the whole article
