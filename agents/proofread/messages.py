@@ -525,6 +525,9 @@ MESSAGES["md056"].update({
     "A table goes on until a blank line, so each line of text after it becomes a one-cell row.":
         "表は空行まで続くため、すぐ後の文は一行ずつセル一つの行になります。",
 })
+MESSAGES["http-image"]["{count} images load over insecure http:// (lines {lines})."] = (
+    "暗号化されない http:// で読み込む画像が{count}枚あります（{lines}行目）。"
+)
 MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."] = (
     "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
 )

@@ -255,6 +255,7 @@ GROUPED_RULES: dict[str, str] = {
     "md001": "{count} headings jump more than one level (lines {lines}).",  # `#` sections with `###` under each
     "code-language": "{count} code blocks have no language tag (lines {lines}).",  # a writer who never tags
     "md027": "{count} quoted lines have several spaces after the > (lines {lines}).",  # one quote, every line
+    "http-image": "{count} images load over insecure http:// (lines {lines}).",  # one image host, every figure
 }
 GROUP_AFTER = 3
 

@@ -1982,3 +1982,19 @@ def test_round_45_sweep_causes():
     for text in (drawn, repl, meta):
         assert "rule:syntax-python" not in sources("code_quality", text)
     assert "rule:syntax-python" in sources("code_quality", '# Julia\n\n```python\n>>> code = """\nusing StatsBase\n>>> run(code\n```\n')
+
+
+def test_round_46_causes():
+    # settings inside one <code> element that spans the paragraph are no sentence
+    ini = "".join(f"setting_{n} = {n}<br>\n" for n in range(20))
+    settings = f"# PHP\n\nEdit php.ini to match the items below:\n\n<code>extension_dir = \"C:\\PHP5\\ext\"<br>\n{ini}</code>\n"
+    assert "rule:sentence-length" not in sources("language_quality", settings)
+    # an inline <code> closed on its own line leaves the sentence after it counted
+    prose = " ".join(["the words of a long sentence go on"] * 8)
+    inline = f"# Hash\n\nI got curious about the hash (<code>49de37</code>) at the bottom of\n{prose} and on.\n"
+    assert "rule:sentence-length" in sources("language_quality", inline)
+    # an HTML image inside a link is the link's content
+    figure = '# Ranking\n\n[<img src="/assets/images/dilbert1.jpg" width="400">](/assets/images/dilbert1.jpg)\n'
+    assert "rule:empty-link-text" not in sources("link", figure)
+    for word in ("clade", "borked"):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\nThe {word} one.\n")

@@ -233,3 +233,15 @@ def test_email_is_off_by_default_and_a_project_can_turn_it_on():
     assert "rule:email" in {i.source for i in found}
     assert "rule:email" not in {i.source for i in apply_rule_control(found, {})}
     assert "rule:email" in {i.source for i in apply_rule_control(found, {"email": "on"})}
+
+
+def test_many_images_over_http_are_one_finding_in_either_language():
+    from agents.proofread.messages import to_japanese
+    from tests.proofread.test_false_alarms import run
+
+    figures = "".join(f"Plot {n}.\n\n![plot {n}](http://dl.dropbox.com/u/1/plot{n}.png)\n\n" for n in range(1, 6))
+    found = [i for i in apply_rule_control(run("link", f"# ggplot\n\n{figures}"), {}) if i.source == "rule:http-image"]
+    assert [(i.problem, i.line_start) for i in found] == [
+        ("5 images load over insecure http:// (lines 5, 9, 13, 17, 21).", 5)
+    ]
+    assert to_japanese("http-image", found[0].problem) == "暗号化されない http:// で読み込む画像が5枚あります（5, 9, 13, 17, 21行目）。"

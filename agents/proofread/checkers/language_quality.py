@@ -628,8 +628,16 @@ def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> 
         if len(group) > 1 and ("`" in joined or "<" in joined):
             joined = _WRAPPED_CODE.sub(_blank_keeping_lines, joined)
             joined = _WRAPPED_TAG.sub(_blank_keeping_lines, joined)
+        raw = "\n".join(article.lines[number - 1] for number, _line in group)
+        if len(group) > 1 and len(raw) == len(joined) and "<code" in raw.lower():
+            for span in _HTML_CODE.finditer(raw):  # `<code>extension_dir = …<br>` … `</code>`: settings, not prose
+                joined = joined[: span.start()] + _blank_keeping_lines(span) + joined[span.end() :]
         masked += zip((number for number, _line in group), joined.split("\n"), strict=True)
     return masked
+
+
+# An HTML code element that runs over several lines of a paragraph.
+_HTML_CODE = re.compile(r"<code\b[^>]*>(?:(?!</code>)[^\n])*\n.*?(?:</code>|\Z)", re.S | re.I)
 
 
 def _blank_keeping_lines(match: re.Match[str]) -> str:
