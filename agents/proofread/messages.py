@@ -124,9 +124,10 @@ _LINTER: dict[str, tuple[tuple[str, str, str], tuple[str, str, str]]] = {
               ("表の行によって、先頭と末尾の | の有無が違います。", "すべての行の先頭と末尾に | を付けてください。",
                "| をそろえると表を編集しやすく、行の読み違いも防げます。")),
     "md056": (("Table row has a different number of cells from the header.", "Give every row as many cells as the header.",
-               "Extra cells are dropped and missing cells shift the columns."),
+               "A short row gets empty cells at its end and extra cells are dropped: a cell left out in the middle "
+               "puts the ones after it in the wrong column."),
               ("表の行のセルの数が見出し行と違います。", "すべての行のセルの数を見出し行に合わせてください。",
-               "多いセルは捨てられ、足りないセルがあると列がずれます。")),
+               "足りない行は末尾に空のセルが補われ、多いセルは捨てられます。途中のセルが抜けていると、後ろのセルが別の列に入ります。")),
     "md058": (("Table not surrounded by blank lines.", "Add a blank line before and after the table.",
                "A table that touches a paragraph may not be recognised as a table."),
               ("表の前後に空行がありません。", "表の前後に空行を入れてください。",
@@ -518,13 +519,16 @@ MESSAGES: dict[str, dict[str, str]] = {
     # --- pymarkdownlnt ---
     **{rule: {en[0] + "{detail}": ja[0] + "{detail}", en[1]: ja[1], en[2]: ja[2]} for rule, (en, ja) in _LINTER.items()},
 }
-MESSAGES["md056"].update({
+MESSAGES["md056"]["{count} table rows have a different number of cells from the header (lines {lines})."] = (
+    "見出し行とセルの数が違う表の行が{count}行あります（{lines}行目）。"
+)
+MESSAGES["table-run-in"] = {
     "The text right under the table ({where}) renders as rows of the table: no blank line ends it.":
         "表のすぐ下の文（{where}）が表の行として表示されます。表の後に空行がありません。",
     "Leave a blank line between the table and the text below it.": "表とその下の文のあいだに空行を入れてください。",
     "A table goes on until a blank line, so each line of text after it becomes a one-cell row.":
         "表は空行まで続くため、すぐ後の文は一行ずつセル一つの行になります。",
-})
+}
 MESSAGES["http-image"]["{count} images load over insecure http:// (lines {lines})."] = (
     "暗号化されない http:// で読み込む画像が{count}枚あります（{lines}行目）。"
 )

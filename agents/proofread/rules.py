@@ -45,7 +45,7 @@ DEFAULT_SETTINGS: dict[str, str] = {
     # the same construction judged either way, a matter of taste (docs/proofread.md, "Round 8")
     "in-order-to": "off",
     # off after round 13: 0 true of 6. It fires only where a table touches a heading or a fence,
-    # which never keeps it from rendering; a table that runs into text is md056's finding
+    # which never keeps it from rendering; a table that runs into text is table-run-in's finding
     "md058": "off",
     # off after round 38: 0 true of 9 on the 492 labelled articles (6 debatable and 1 false for
     # md029, 2 debatable for md027). Both flag source that renders the same: CommonMark numbers an
@@ -115,7 +115,7 @@ MARKDOWNLINT_OURS: dict[str, tuple[str, ...]] = {
     "md042": ("empty-link", "empty-link-text"), "md043": ("introduction", "conclusion"),
     "md045": ("image-alt",), "md052": ("undefined-reference",),
     "md053": ("unused-definition", "duplicate-definition"), "md054": ("bare-url",),
-    "md056": ("table-delimiter",),
+    "md056": ("table-delimiter", "table-run-in"),
 }
 
 
@@ -256,6 +256,7 @@ GROUPED_RULES: dict[str, str] = {
     "code-language": "{count} code blocks have no language tag (lines {lines}).",  # a writer who never tags
     "md027": "{count} quoted lines have several spaces after the > (lines {lines}).",  # one quote, every line
     "http-image": "{count} images load over insecure http:// (lines {lines}).",  # one image host, every figure
+    "md056": "{count} table rows have a different number of cells from the header (lines {lines}).",  # one table, every row
 }
 GROUP_AFTER = 3
 

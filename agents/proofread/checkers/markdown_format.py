@@ -333,7 +333,7 @@ class MarkdownFormatChecker(BaseChecker):
                 f"The text right under the table ({where}) renders as rows of the table: no blank line ends it.",
                 "Leave a blank line between the table and the text below it.",
                 "A table goes on until a blank line, so each line of text after it becomes a one-cell row.",
-                "pymarkdownlnt:MD056", line_end=last,
+                "rule:table-run-in", line_end=last,
             ))
         return issues
 
@@ -699,7 +699,8 @@ _LINTER_REASONS = {
     "md039": "Spaces inside the brackets become part of the underlined text.",
     "md046": "Indented blocks cannot carry a language, so they get no highlighting.",
     "md055": "Consistent pipes make tables easier to edit and avoid mis-parsed rows.",
-    "md056": "Extra cells are dropped and missing cells shift the columns.",
+    "md056": "A short row gets empty cells at its end and extra cells are dropped: a cell left out in the middle "
+             "puts the ones after it in the wrong column.",
     "md058": "A table that touches a paragraph may not be recognised as a table.",
     "md059": "Screen readers list links by their text; “here” says nothing.",
 }
