@@ -693,13 +693,13 @@ def test_an_array_type_in_link_text_is_no_reversed_link_and_a_calendar_id_no_add
 
 def test_tables_touching_a_heading_or_a_fence_render_and_are_not_reported_by_default():
     """md058 fires only beside a heading or a fence, where the table renders; the table that runs
-    into text (its next line taken as a row) is reported as a column-count fault."""
+    into text (its next line taken as a row) is reported as such (table-run-in)."""
     table = "| Key | Description |\n| --- | --- |\n| a | b |\n"
     text = "# T\n\nText.\n\n#### Configuration\n" + table + "```\nx\n```\n\nSome text.\n\n" + table + "More text.\n"
     (found,) = linter_issues(text)
-    assert {(i.source, i.line_start) for i in found} >= {("pymarkdownlnt:MD058", 6), ("pymarkdownlnt:MD056", 18)}
+    assert {(i.source, i.line_start) for i in found} >= {("pymarkdownlnt:MD058", 6), ("rule:table-run-in", 18)}
     kept = {(i.source, i.line_start) for i in apply_rule_control(found, {})}
-    assert ("pymarkdownlnt:MD056", 18) in kept and not {rule for rule, _ in kept} & {"pymarkdownlnt:MD058"}
+    assert ("rule:table-run-in", 18) in kept and not {rule for rule, _ in kept} & {"pymarkdownlnt:MD058"}
     assert ("pymarkdownlnt:MD058", 6) in {(i.source, i.line_start) for i in apply_rule_control(found, {"md058": "on"})}
 
 

@@ -164,6 +164,10 @@ def _without_closing_aside(tokens: list[Token]) -> list[Token]:
     return tokens
 
 
+# The fewest sentences in the main style that make it the article's style.
+MIN_MAJORITY_SENTENCES = 3
+
+
 def _after_code(line: str, word: str) -> bool:
     """Whether `line` (a list item's marker aside) opens with a code span followed by `word`."""
     return re.match(r"\s*(?:[-*+]|\d+[.)])?\s*`[^`]+`\s*" + re.escape(word), line) is not None
@@ -463,8 +467,8 @@ class LanguageQualityChecker(BaseChecker):
 
     def _mixed_style(self, article: ParsedArticle, styles: list[tuple[Sentence, Style]]) -> list[Issue]:
         counts = Counter(style for _sentence, style in styles)
-        if len(counts) < 2 or counts["polite"] == counts["plain"]:
-            return []  # one style, or as many sentences in each: no 大半 for a sentence to slip from
+        if len(counts) < 2:
+            return []
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
         starts = section_starts(article)
         registers = _section_registers(starts, styles)
@@ -475,8 +479,8 @@ class LanguageQualityChecker(BaseChecker):
             style for sentence, style in styles
             if not (style == minority and registers.get(section_of(starts, sentence.line_start)) == minority)
         )
-        if body[majority] * 2 < body[minority] * 3:
-            return []
+        if body[majority] * 2 < body[minority] * 3 or body[majority] < MIN_MAJORITY_SENTENCES:
+            return []  # no 大半, or too few sentences to show one (2 against 1 in a page of notes)
         label = {"polite": "です/ます", "plain": "だ/である"}
         return [
             self._say(
