@@ -759,6 +759,17 @@ async def sweep_main(argv: list[str]) -> int:
 
 
 async def main(argv: list[str]) -> int:
+    from agents.proofread.linter import WORKER
+
+    try:
+        return await _main(argv)
+    finally:
+        # The checkers share one pymarkdownlnt child process: stop and reap it before exiting, so
+        # no process outlives the command (the agent does the same when the bot shuts down).
+        await asyncio.to_thread(WORKER.close)
+
+
+async def _main(argv: list[str]) -> int:
     if "--corpus" in argv:
         return await corpus_main(argv)
     if "--sweep" in argv:

@@ -324,3 +324,13 @@ async def test_a_sweep_lists_findings_per_rule_on_unlabelled_files(tmp_path: Pat
     assert "| rule:spelling | 1 |" in out and "posts/one.md:3 rule:spelling" in out and "strace" not in out
     assert await quality.main(["--sweep", str(tmp_path / "nowhere")]) == 2
     assert "not a folder" in capsys.readouterr().err
+
+
+async def test_the_harness_stops_the_linter_child_before_it_returns(tmp_path: Path):
+    from agents.proofread.linter import WORKER
+
+    (tmp_path / "one.md").write_text("# Notes\n\n* a\n- b\n", encoding="utf-8")
+    assert await quality.main(["--sweep", str(tmp_path)]) == 0
+    assert WORKER._process is None  # killed and reaped, not left to outlive the command
+    assert await quality.main(["--sweep", str(tmp_path / "nowhere")]) == 2  # an early exit too
+    assert WORKER._process is None
