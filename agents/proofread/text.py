@@ -228,7 +228,8 @@ def has_japanese(text: str) -> bool:
 
 
 # Marks that start an item on a line of its own, outside Markdown's list syntax.
-_LINE_BULLETS = "■□●○◆◇▶►▷★☆※・•↓↑→⇒⇓➡"  # bullets, and the arrows of a flow drawn line by line
+# bullets, the arrows of a flow drawn line by line, and the check marks of a feature list (`✅ **検知** - …`)
+_LINE_BULLETS = "■□●○◆◇▶►▷★☆※・•↓↑→⇒⇓➡✅❌✔✓☑✗✘⭕❎👉"
 # Japanese lines that start an item although no bullet says so: a numbered step (「(8) 〜をタップします」,
 # 「①」) or a figure (「46％が〜を挙げた」 under 「回答者のうち、」). Zenn and Qiita show each line on its own.
 _JA_ITEM_START = re.compile(r"\s*(?:[(（]\d{1,2}[)）]|[①-⑳]|\d+(?:\.\d+)?\s?[%％])")

@@ -2029,3 +2029,13 @@ def test_round_47_sweep_short_rows_of_one_table_are_one_finding():
     assert "rule:table-run-in" in {i.source for i in issues}
     kept = apply_rule_control(issues, {}, parse_article(run_in).suppressions)
     assert "rule:table-run-in" not in {i.source for i in kept}
+
+
+def test_round_48_causes():
+    # a feature list of ✅ lines is items, one per line, not one long sentence
+    items = "".join(f"✅ **機能{n}の検知** - CloudTrailとFalcoのイベントで駆動して通知先に送る\n" for n in range(6))
+    assert "rule:sentence-length" not in sources("language_quality", "# 特徴\n\n" + items)
+    # workerd (Cloudflare's runtime), a menuing system, an archaic chapter title
+    for text in ("sharp does not run in workerd.", "An arrow-key-driven menuing system.", "The shovelware cometh."):
+        assert "rule:spelling" not in sources("language_quality", "# Notes\n\n" + text + "\n")
+    assert "rule:spelling" in sources("language_quality", "# Notes\n\nThe menuing systme.\n")
