@@ -2039,3 +2039,20 @@ def test_round_48_causes():
     for text in ("sharp does not run in workerd.", "An arrow-key-driven menuing system.", "The shovelware cometh."):
         assert "rule:spelling" not in sources("language_quality", "# Notes\n\n" + text + "\n")
     assert "rule:spelling" in sources("language_quality", "# Notes\n\nThe menuing systme.\n")
+
+
+def test_round_48_sweep_causes():
+    # a French post that quotes Apple's English documentation is a French post
+    french = (
+        "# Claviers\n\nComme j'ai cherché une page qui ressemblerait à celle-ci et que je ne l'ai pas trouvée, "
+        "voici ma compilation des types de clavier.\n\nBien sûr, ce travail est très limité : je montre seulement "
+        "la version iPhone en orientation portrait.\n\nMais quand même, ça peut être utile pour faire une idée.\n\n"
+        "(s'il existe une page similaire faisant davantage référence, n'hésitez pas à en faire part dans les commentaires)\n\n"
+        + "".join(f"## Type{n}\n\n> Use a keyboard optimized for entry number {n}. This type features the digits prominently.\n\n" for n in range(6))
+    )
+    assert "rule:spelling" not in sources("language_quality", french)
+    # the product of indexed terms is no emphasis
+    (found,) = linted("# Product\n\n> The product of triplet (P, Q, R) equates to A[P] * A[Q] * A[R] (0 ≤ P < Q < R < N).\n")
+    assert "pymarkdownlnt:MD037" not in {rule for rule, _ in found}
+    for text in ("barriers and phasers", "the droid on day 15"):
+        assert "rule:spelling" not in sources("language_quality", f"# Notes\n\nWe met {text} there.\n")

@@ -539,7 +539,8 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
 # the line was never meant as one.
 CODE_LIKE_HASH = re.compile(r"\s{0,3}#+[!-\"$-/:-@\[-`{-~]")
 # A spaced * between numbers is a multiplication sign (CommonMark leaves it as text).
-ARITHMETIC_STAR = re.compile(r"\d\s+\*\s+\d")
+# `7866 * 1024 * 1024`, `A[P] * A[Q] * A[R]`: a product, the star between two operands.
+ARITHMETIC_STAR = re.compile(r"[\d\])]\s+\*\s+(?:\d|\w+\[)")
 
 
 def _in_math_or_code(line: str, column: int) -> bool:

@@ -290,13 +290,15 @@ def in_other_latin_language(article: ParsedArticle) -> bool:
     """Whether the article's running text is mostly another language written in Latin letters:
     of its prose lines with enough words to tell (FOREIGN_MIN_WORDS checked words, or accents),
     half or more read as another language; or two in five of all its checked words are no English
-    words. Its English rules (spelling, doubled words, sentence length) do not apply."""
-    checked = [word for _number, line in article.prose_lines() for _column, word in _prose_words(line)]
+    words. Its English rules (spelling, doubled words, sentence length) do not apply. The writer's
+    own lines decide: quotations (Apple's documentation quoted in a French post) are someone else's."""
+    own = [(number, line) for number, line in article.prose_lines() if article.kind(number) != "quote"]
+    checked = [word for _number, line in own for _column, word in _prose_words(line)]
     known = {word: is_known(word) for word in set(checked)}
     if len(checked) >= FOREIGN_MIN_ARTICLE_WORDS and sum(1 for w in checked if not known[w]) * 5 >= 2 * len(checked):
         return True  # Romanian written without its diacritics: two words in five in no English dictionary
     told = foreign = 0
-    for _number, line in article.prose_lines():
+    for _number, line in own:
         if len(_prose_words(line)) < FOREIGN_MIN_WORDS and not _ACCENTED.search(line):
             continue
         told += 1
