@@ -2056,3 +2056,11 @@ def test_round_48_sweep_causes():
     assert "pymarkdownlnt:MD037" not in {rule for rule, _ in found}
     for text in ("barriers and phasers", "the droid on day 15"):
         assert "rule:spelling" not in sources("language_quality", f"# Notes\n\nWe met {text} there.\n")
+
+
+def test_round_49_a_vs_code_file_named_above_the_block_is_json_with_comments():
+    block = '```json\n[\n    {\n        "key": "ctrl+t",\n        "command": "workbench.action.tasks.runTask"\n    },\n]\n```\n'
+    named = "# 設定\n\nショートカットキーを割り当てる場合はkeybindings.jsonに以下のように追加してください。\n\n" + block
+    assert "rule:syntax-json" not in sources("code_quality", named)
+    other = "# 設定\n\nAPIの応答は以下のようになります。\n\n" + block
+    assert "rule:syntax-json" in sources("code_quality", other)

@@ -61,6 +61,10 @@ VSCODE_VARIABLE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|file|fileBas
 # A value written as `<what goes here>` instead of JSON: the block describes a shape.
 JSON_PLACEHOLDER = re.compile(r":\s*<[^<>\n\"]+>\s*[,}\n]")
 JSON_LINES_FILE = re.compile(r"(?i)\.(?:jsonl|ndjson)$")
+# The same files named in the line above the block (「keybindings.jsonに以下のように追加してください」).
+JSONC_NAMED = re.compile(
+    r"(?i)(?<![A-Za-z0-9_.-])(?:settings|tasks|launch|extensions|keybindings|c_cpp_properties|devcontainer|tsconfig|jsconfig)\.json(?![A-Za-z0-9_])"
+)
 JSONC_FILE = re.compile(
     r"(?i)(?:^|/)(?:\.vscode/|\.devcontainer/)|(?:^|/)(?:settings|tasks|launch|extensions|keybindings|"
     r"c_cpp_properties|devcontainer|tsconfig|jsconfig)(?:\.[\w-]+)?\.json$"
@@ -228,7 +232,10 @@ class CodeQualityChecker(BaseChecker):
             return []  # `cat <<EOF | kubectl apply -f -` around the document: a shell command, not the data
         if language in JSON and JSON_LINES_FILE.search(block.filename or ""):
             return self._json_lines(article, block)  # one document per line (test.jsonl)
-        if language in JSON and (VSCODE_VARIABLE.search(block.content) or JSONC_FILE.search(block.filename or "")):
+        if language in JSON and (
+            VSCODE_VARIABLE.search(block.content) or JSONC_FILE.search(block.filename or "")
+            or _announces_output(article, block, JSONC_NAMED)
+        ):
             return []  # VS Code's JSON with comments and trailing commas (tasks.json, tsconfig.json)
         if language in JSON and JSON_COMMENT.search(block.content):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
