@@ -2064,3 +2064,13 @@ def test_round_49_a_vs_code_file_named_above_the_block_is_json_with_comments():
     assert "rule:syntax-json" not in sources("code_quality", named)
     other = "# 設定\n\nAPIの応答は以下のようになります。\n\n" + block
     assert "rule:syntax-json" in sources("code_quality", other)
+
+
+def test_round_49_sweep_causes():
+    # an underscore below the top level is a host browsers reach; in the top level it is not
+    assert "rule:malformed-url" not in sources("link", "# App\n\nhttps://web_games_app-blue-moon.reflex.run/tictactoe\n")
+    assert "rule:malformed-url" in sources("link", "# App\n\nhttps://example.reflex_run/tictactoe\n")
+    # several JSON documents one after another are each valid; a broken one is still reported
+    stream = '# ARD\n\n```json\n{\n  "name": "PostgreSQL",\n  "score": 100\n}\n{\n  "name": "DBHub",\n  "score": 90\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", stream)
+    assert "rule:syntax-json" in sources("code_quality", stream.replace('"score": 90', '"score": 90,'))

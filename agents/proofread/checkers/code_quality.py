@@ -247,6 +247,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # the first line is indented: lines from inside a function or class, an excerpt
         if language in JSON and JSON_PLACEHOLDER.search(block.content):
             return []  # `"data": <any payload>`: a message's shape written as a template
+        if language in JSON and _json_values(block.content) > 1:
+            return []  # `{…}` then `{…}`: several documents one after another (a stream of results), each valid
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
         if language in YAML | JSON | PYTHON | TOML and DIFF_LINE.search(block.content):
@@ -448,6 +450,22 @@ def _comment_bodies_filled(lines: list[str]) -> list[str]:
             last = comments[-1]
             filled[last] = " " * _indent(lines[last]) + "pass"
     return filled
+
+
+def _json_values(source: str) -> int:
+    """How many JSON values `source` holds one after another (0 when any of them does not parse)."""
+    decoder = json.JSONDecoder()
+    position, count, text = 0, 0, source.strip()
+    while position < len(text):
+        try:
+            _value, end = decoder.raw_decode(text, position)
+        except ValueError:
+            return 0
+        count += 1
+        position = end
+        while position < len(text) and text[position] in " \t\r\n,":
+            position += 1
+    return count
 
 
 def check_json(source: str) -> None:

@@ -26,6 +26,7 @@ PLACEHOLDER_TARGETS = frozenset({"TODO", "TBD", "FIXME", "XXX", "TK"})
 ID_EMBEDS = {"youtube", "speakerdeck", "slideshare", "docswell", "jsfiddle"}
 LOCAL_PATH = re.compile(r"^(file:|[A-Za-z]:[\\/]|\\\\|~/|/Users/|/home/|/tmp/|/var/|/private/|/mnt/)")
 HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+SUBDOMAIN_LABEL = re.compile(r"^(?!-)[A-Za-z0-9_-]{1,63}(?<!-)$")
 LOCAL_HOSTS = {"localhost", "127.0.0.1", "0.0.0.0", "[::1]"}
 USER_AGENT = "ConciergeProofreader/1.0 (+link check)"
 
@@ -80,7 +81,11 @@ def malformed_reason(url: str) -> str | None:
     if host not in LOCAL_HOSTS and not _is_ip(host):
         labels = host.split(".")
         # One label with a port (`https://k3s-master:6443`) names a machine on the writer's network.
-        if (len(labels) < 2 and port is None) or any(not HOST_LABEL.match(label) for label in labels if label.isascii()):
+        # DNS and browsers take `_` below the top level (`web_games_app-blue-moon.reflex.run`), not in it.
+        if (len(labels) < 2 and port is None) or any(
+            not (HOST_LABEL if index == len(labels) - 1 else SUBDOMAIN_LABEL).match(label)
+            for index, label in enumerate(labels) if label.isascii()
+        ):
             return f"“{host}” is not a valid host name"
         if labels[-1].isdigit():
             return f"“{host}” is not a valid host name"
