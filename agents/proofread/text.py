@@ -246,6 +246,8 @@ class Sentence:
     line_end: int
     # (index in text where a line begins, that line's number), for sentences spanning lines.
     breaks: tuple[tuple[int, int], ...] = ()
+    # One of the sentences an aside in brackets holds (「（…残ってしまいます。候補となるのは…。）」).
+    aside: bool = False
 
     def line_at(self, index: int) -> int:
         # `breaks` is in increasing order of index: the last break at or before `index`.
@@ -274,14 +276,16 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
     open_marks: list[str] = []  # the brackets and quotes opened and not yet closed
     bracketed_sentence = False  # the outermost bracket opened where a sentence starts: `(The JVM is…)`
     previous_line = ""
+    in_aside = False  # splitting the sentences of an aside in brackets, up to the one that closes it
 
-    def flush(end: int) -> None:
-        nonlocal buffer, start, breaks
+    def flush(end: int, aside_goes_on: bool = False) -> None:
+        nonlocal buffer, start, breaks, in_aside
         text = "".join(buffer).rstrip()
         if text.strip() and start is not None:
-            sentences.append(Sentence(text, start, end, tuple(breaks)))
+            sentences.append(Sentence(text, start, end, tuple(breaks), in_aside))
         buffer, start, breaks = [], None, []
         open_marks.clear()
+        in_aside = aside_goes_on
 
     for number, line in lines:
         if previous is not None and number != previous + 1 and start is not None:
@@ -338,7 +342,8 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 # 「（…利点がありますが、…残ってしまいます。候補となるのは…にしました。）」: an aside in
                 # brackets that opens its paragraph holds sentences of its own, each ending at its 。
                 opener = open_marks[0]
-                flush(number)
+                in_aside = True
+                flush(number, aside_goes_on=True)
                 open_marks.append(opener)
         previous, previous_line = number, line
         if not japanese and start is not None and line.rstrip().endswith(":"):

@@ -251,12 +251,12 @@ class CodeQualityChecker(BaseChecker):
             return []  # `{…}` then `{…}`: several documents one after another (a stream of results), each valid
         if language in JSON and not JSON_DOCUMENT.match(block.content):
             return []  # members shown without their object (an excerpt), or no JSON at all under a json tag
-        if language in YAML | JSON | PYTHON | TOML and DIFF_LINE.search(block.content):
-            return []  # `+    timeout-minutes: 11`, `- HOOK_URL = …` / `+ HOOK_URL = …`: a change shown as a diff
-        if language in PYTHON | JSON | YAML | TOML and PROMPT.match(block.content.lstrip("\n")):
-            return []  # `$ ansible-playbook site.yml` and what it printed: a terminal session under the tag
-        if language in PYTHON | JSON | YAML | TOML and ANNOTATION.search(block.content):
-            return []  # `↑ random_stateを1→0に変えるだけ` under a line: the writer's note drawn into the code
+        if language in PYTHON | JSON | YAML | TOML and (
+            DIFF_LINE.search(block.content)  # `+    timeout-minutes: 11`, `- HOOK_URL = …`: a change shown as a diff
+            or PROMPT.match(block.content.lstrip("\n"))  # `$ ansible-playbook site.yml` and its output: a session
+            or ANNOTATION.search(block.content)  # `↑ random_stateを1→0に変えるだけ`: the writer's note drawn in
+        ):
+            return []  # other text under a data or code tag: no document to parse
         if language in PYTHON and _metadata_only(block.content):
             return []  # `BokehCSS: https://…` lines: a post's metadata header under a python tag
         if language in TOML and not TOML_STATEMENT.search(block.content):

@@ -90,11 +90,11 @@ COURTESY = re.compile(
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
+# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
+LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 # A Markdown hard line break (two spaces or a backslash at the end of the line) after anything but
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
-# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
-LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
 # sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
@@ -170,7 +170,7 @@ MIN_MAJORITY_SENTENCES = 3
 
 def _after_code(line: str, word: str) -> bool:
     """Whether `line` (a list item's marker aside) opens with a code span followed by `word`."""
-    return re.match(r"\s*(?:[-*+]|\d+[.)])?\s*`[^`]+`\s*" + re.escape(word), line) is not None
+    return re.match(rf"\s*{_LIST_MARKER}?\s*`[^`]+`\s*" + re.escape(word), line) is not None
 
 
 def sentence_style(tokens: list[Token]) -> Style | None:
@@ -335,10 +335,7 @@ class LanguageQualityChecker(BaseChecker):
             footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
             # 「（大変助かりました。ありがとうございます！）」: the sentences of an aside in brackets, like
             # the whole aside before them, do not set the article's style
-            opened = sentence.text.lstrip()[:1] in "(（"
-            bracketed = opened and sentence.text.count("(") + sentence.text.count("（") > (
-                sentence.text.count(")") + sentence.text.count("）"))
-            aside = footnote or sentence.line_start in boxed or bracketed
+            aside = footnote or sentence.line_start in boxed or sentence.aside
             # A sentence of a few characters (「疲れた。」, 「以上です。」) is an aside or a set
             # phrase whose style is a choice, not a slip: it does not count either way.
             short = len(sentence.text.strip()) < MIN_STYLED_SENTENCE
@@ -592,7 +589,8 @@ class LanguageQualityChecker(BaseChecker):
 # backtick runs and `<tag …` openers without their closer on the same line.
 _WRAPPED_CODE = re.compile(r"(?<!`)(`+)(?!`)[^`]*?(?<!`)\1(?!`)")
 _WRAPPED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_ITEM_START = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
+_LIST_MARKER = r"(?:[-*+]|\d+[.)])"
+_ITEM_START = re.compile(rf"^\s*{_LIST_MARKER}\s")
 
 
 # A writer who never types 。 ends each sentence with a line break (Zenn and Qiita render it).
@@ -632,8 +630,8 @@ def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> 
         if len(group) > 1 and ("`" in joined or "<" in joined):
             joined = _WRAPPED_CODE.sub(_blank_keeping_lines, joined)
             joined = _WRAPPED_TAG.sub(_blank_keeping_lines, joined)
-        raw = "\n".join(article.lines[number - 1] for number, _line in group)
-        if len(group) > 1 and len(raw) == len(joined) and "<code" in raw.lower():
+        raw = "\n".join(article.lines[number - 1] for number, _line in group) if len(group) > 1 else ""
+        if raw and len(raw) == len(joined) and "<code" in raw.lower():
             for span in _HTML_CODE.finditer(raw):  # `<code>extension_dir = …<br>` … `</code>`: settings, not prose
                 joined = joined[: span.start()] + _blank_keeping_lines(span) + joined[span.end() :]
         masked += zip((number for number, _line in group), joined.split("\n"), strict=True)
