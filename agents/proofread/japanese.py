@@ -231,6 +231,13 @@ def _in_relative_clause(tokens: list[Token], index: int) -> bool:
     return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
 
 
+def _reduplicated_verb(token: Token) -> bool:
+    """A verb's stem or plain form that doubled makes an adverb (探り探り, 休み休み, 恐る恐る, 代わる代わる):
+    a word of its own, at least two letters and not する, whose slips are its endings, not itself."""
+    return (token.pos1 == "動詞" and token.pos2 == "一般" and len(token.surface) >= 2
+            and token.conjugation_form.split("-")[0] in ("連用形", "終止形"))
+
+
 def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()) -> list[tuple[Token, Token]]:
     """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
     alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
@@ -256,6 +263,7 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             and previous.pos2 not in _REDUPLICATION_POS2
             and previous.pos[2] != "副詞可能"  # 毎回毎回, 都度都度, 毎日毎日: a time noun doubled for emphasis
             and not (previous.pos1 == "動詞" and previous.surface in _EXISTENCE_VERBS)  # 「あるある」「いるいる」: one colloquial word
+            and not _reduplicated_verb(previous)  # 探り探り, 恐る恐る: a verb doubled into an adverb
             and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)

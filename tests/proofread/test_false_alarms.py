@@ -2074,3 +2074,46 @@ def test_round_49_sweep_causes():
     stream = '# ARD\n\n```json\n{\n  "name": "PostgreSQL",\n  "score": 100\n}\n{\n  "name": "DBHub",\n  "score": 90\n}\n```\n'
     assert "rule:syntax-json" not in sources("code_quality", stream)
     assert "rule:syntax-json" in sources("code_quality", stream.replace('"score": 90', '"score": 90,'))
+
+
+def test_round_50_a_type_annotation_is_no_secret():
+    # `NAME: SomeType` in TypeScript names a type, not a value: it was a critical that rejected the article
+    typed = (
+        "# 環境変数\n\n```ts\ninterface EnvironmentConfig {\n  MAIL_SENDER_API_KEY: MailSenderApiKeyType,\n"
+        "  STAGING_BASIC_AUTH: StagingBasicAuthType,\n}\n\n"
+        "export const MAIL_SENDER_API_KEY: MailSenderApiKeyType = (function () {\n  return process.env.KEY\n})()\n```\n"
+    )
+    assert "rule:assigned-secret" not in sources("privacy", typed)
+    # a generated value after the same name is still reported
+    leaked = "# 環境変数\n\n```ts\nconst MAIL_SENDER_API_KEY = 'Qm7XvT2pLk9RwZc4NbHs'\n```\n"
+    assert "rule:assigned-secret" in sources("privacy", leaked)
+
+
+def test_round_50_labelled_entries_one_per_line_are_lines_of_their_own():
+    # an advent calendar's neighbours, one per line with no list marker, are three entries, not one sentence
+    title = "Claudeと伴にFlutterアプリを開発してAIがどこまでできるか試してみた"
+    entries = (
+        f"5日目： [{title}](https://qiita.com/a/items/1) by [yniji](https://x.com/a)さん\n"
+        f"6日目： [{title}の続きとその移行の理由と工夫](https://qiita.com/b/items/2) by [村松](https://x.com/b) ← 今ここ\n"
+        f"7日目： 「{title}」 by [朝日さん](https://x.com/c)さん\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", "# はじめに\n\n" + entries)
+    # the same words wrapped in one sentence are still one long sentence
+    wrapped = entries.replace("5日目： ", "五日目の").replace("6日目： ", "と六日目の").replace("7日目： ", "と七日目の")
+    assert "rule:sentence-length" in sources("language_quality", "# はじめに\n\n" + wrapped)
+
+
+def test_round_50_sweep_causes():
+    # Japanese after `#` is the anchor of a heading on the linked page, part of the address
+    anchor = "# 参考\n\n被害者の記事の「対策案」にもあります。\nhttps://zenn.dev/mameta29/articles/7aa221046a87ff#対策案\n次に進みます。\n"
+    assert "rule:bare-url-swallow" not in sources("markdown_format", anchor)
+    glued = "# 参考\n\nhttps://zenn.dev/mameta29/articles/7aa221046a87ff#対策案を読みます。\n"
+    assert "rule:bare-url-swallow" in sources("markdown_format", glued)
+    # a keycap (0️⃣) is one emoji; a bare digit is not
+    front = '---\ntitle: "Interview"\nemoji: "{}"\ntype: "tech"\ntopics: ["vite"]\npublished: true\n---\n\n# A\n\nText.\n'
+    assert "rule:zenn-emoji" not in sources("structure", front.format("0\ufe0f\u20e3"))
+    assert "rule:zenn-emoji" in sources("structure", front.format("0"))
+    # a verb doubled into an adverb (探り探り) is no slip; a particle typed twice is
+    feeling = "# 開発\n\nまだ探り探りかつ学びながらの実装ではありますが、確かなメリットを感じています。\n"
+    assert "rule:doubled-word" not in sources("language_quality", feeling)
+    assert "rule:doubled-word" in sources("language_quality", feeling.replace("実装では", "実装にには"))

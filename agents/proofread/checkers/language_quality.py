@@ -92,6 +92,9 @@ LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 # A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
 LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
+# A line that opens with a short label and a colon (「5日目： …」, 「環境: …」): in a run of such lines
+# each is an entry of its own, a list written without markers (an advent calendar's neighbours).
+LABEL_LINE = re.compile(r"^\s*[^\s:：\[\]()!`<>*_#|]{1,12}(?:：|:\s)")
 # A Markdown hard line break (two spaces or a backslash at the end of the line) after anything but
 # a comma: Japanese writers end sentences with one where English would put a full stop. After 、
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
@@ -258,13 +261,14 @@ class LanguageQualityChecker(BaseChecker):
         lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
         prose: list[tuple[int, str]] = []
         link_lines = {number for number, _line in lines if LINK_LINE.match(article.lines[number - 1])}
+        label_lines = {number for number, _line in lines if LABEL_LINE.match(article.lines[number - 1])}
         for number, line in lines:
-            navigation = number in link_lines and bool({number - 1, number + 1} & link_lines)
+            navigation = any(number in run and bool({number - 1, number + 1} & run) for run in (link_lines, label_lines))
             if navigation or article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
             prose.append((number, _strip_markup(line)))
             if navigation:
-                prose.append((number, ""))  # links one per line (a series' parts): each a line of its own
+                prose.append((number, ""))  # links or labelled entries one per line: each a line of its own
             if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1]) or POLITE_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose

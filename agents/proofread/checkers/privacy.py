@@ -123,8 +123,8 @@ def looks_random(value: str) -> bool:
     not a placeholder written in base64 (`a251dEBleGFtcGxl…` is knut@example.com:123456abcdef)."""
     if len(value) < 16 or PLACEHOLDER.search(value) or PLACEHOLDER.search(base64_text(value)):
         return False
-    if re.fullmatch(r"[a-z_]+|[A-Z_]+|[a-z]+(?:[A-Z][a-z]+)+", value):
-        return False  # identifiers: some_name, SOME_NAME, someName
+    if re.fullmatch(r"[a-z_]+|[A-Z_]+|[A-Za-z][a-z]+(?:[A-Z][a-z]+)+", value):
+        return False  # identifiers: some_name, SOME_NAME, someName, and a type's SomeName (`API_KEY: ApiKeyType,`)
     if re.fullmatch(r"[0-9a-f]+", value):
         return len(value) >= 32 and shannon_entropy(value) >= 3.0
     classes = sum(bool(re.search(p, value)) for p in (r"[a-z]", r"[A-Z]", r"[0-9]"))

@@ -442,6 +442,9 @@ def _sections(article: ParsedArticle, tops: list[Heading]) -> list[tuple[Heading
     return sized
 
 
+KEYCAP = re.compile("[0-9#*]\ufe0f?\u20e3")
+
+
 def _newer_emoji(ch: str) -> bool:
     """A code point of the emoji blocks that this Python's Unicode tables do not name yet (🫨 is
     Unicode 15; Python 3.11 knows 14): unassigned there, an emoji on the platforms that show it."""
@@ -450,6 +453,8 @@ def _newer_emoji(ch: str) -> bool:
 
 def _is_single_emoji(text: str) -> bool:
     # One grapheme of emoji: a base symbol plus variation selectors, skin tones, ZWJ sequences.
+    if KEYCAP.fullmatch(text):
+        return True  # 0️⃣ #️⃣: a digit, # or * with the combining keycap
     if not text or any(ch.isascii() and ch.isalnum() for ch in text):
         return False
     bases = [ch for ch in text if unicodedata.category(ch) == "So" or _newer_emoji(ch)]
