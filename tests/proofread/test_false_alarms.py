@@ -2117,3 +2117,31 @@ def test_round_50_sweep_causes():
     feeling = "# 開発\n\nまだ探り探りかつ学びながらの実装ではありますが、確かなメリットを感じています。\n"
     assert "rule:doubled-word" not in sources("language_quality", feeling)
     assert "rule:doubled-word" in sources("language_quality", feeling.replace("実装では", "実装にには"))
+
+
+def test_round_51_a_classical_set_phrase_has_no_style():
+    # 「めでたしめでたし。」 closes a story in classical form: neither です/ます nor だ/である
+    story = (
+        "# 移行\n\n" + "設定を見直しました。" * 3 + "\n\n無事リダイレクトさせることに成功したのでした。めでたしめでたし。\n\n"
+        + "次はBloggerの話です。画像が消えていました。\n"
+    )
+    assert "rule:mixed-style" not in sources("language_quality", story)
+    assert "rule:mixed-style" in sources("language_quality", story.replace("めでたしめでたし。", "これで完了した。"))
+
+
+def test_round_51_sweep_causes():
+    # the socket an agent listens on is a path, no secret
+    sock = "# 設定\n\n```bash:~/.zshrc\nexport SSH_AUTH_SOCK=~/.1password/agent.sock_Xq7Lm2Vz9Rk4\n```\n"
+    assert "rule:assigned-secret" not in sources("privacy", sock)
+    assert "rule:assigned-secret" in sources("privacy", sock.replace("SSH_AUTH_SOCK", "SSH_AUTH_TOKEN"))
+    # CloudFormation's dynamic reference reads the password from Secrets Manager: nothing is written in
+    ref = (
+        "# RDS\n\n```yaml\nResources:\n  DB:\n    Properties:\n"
+        '      MasterUsername: !Sub "{{resolve:secretsmanager:${Secret}:SecretString:username}}"\n```\n'
+    )
+    assert "rule:hardcoded-credential" not in sources("code_quality", ref)
+    literal = '# RDS\n\n```yaml\nResources:\n  DB:\n    Properties:\n      SecretString: "hunter2hunter"\n```\n'
+    assert "rule:hardcoded-credential" in sources("code_quality", literal)
+    # Python logging's record attribute is a word of the field
+    logger = "# Logging\n\nPython's logger prints the lineno and the funcName of each call, which helps a lot.\n"
+    assert "rule:spelling" not in sources("language_quality", logger)

@@ -204,6 +204,8 @@ def sentence_style(tokens: list[Token]) -> Style | None:
     last = words[-1]
     if last.pos1 == "助動詞" and last.base in ("だ", "た", "ない", "ぬ", "う", "よう", "らしい", "まい"):
         return "plain" if last.conjugation_form.startswith(ending) or last.base == "う" else None
+    if last.conjugation_type.startswith("文語"):
+        return None  # 「めでたしめでたし。」「かくあるべし。」: a classical set phrase, in neither style
     if last.pos1 in ("動詞", "形容詞") and last.conjugation_form.startswith(ending):
         return "plain"
     return None

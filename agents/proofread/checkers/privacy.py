@@ -184,6 +184,7 @@ _PUBLIC_PARTS = frozenset({
     "type", "path", "file", "user", "username", "expiry", "expires", "ttl", "header", "prefix", "version",
     "scope", "scopes", "length", "count", "mode", "ref", "namespace", "account", "email", "mail",
     "authentication",  # `Authentication=ActiveDirectoryIntegrated` in a connection string: the method
+    "sock", "socket",  # `SSH_AUTH_SOCK=~/.1password/agent.sock`: where an agent listens
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 # Tokens an API hands out with each reply, which grant nothing: AWS's RequestToken and
