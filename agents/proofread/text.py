@@ -7,6 +7,8 @@ from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from linkify_it import LinkifyIt
+
 # What a code span is, as a regular expression. It is not run as one: on a run of backticks that
 # never closes it backtracks cubically (4 KB took minutes); code_spans() finds the same matches
 # in one pass.
@@ -101,6 +103,22 @@ TRAILING_PUNCTUATION = ".,:;!?*_~'\""
 # (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
 _IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
 _PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
+
+
+# Zenn renders with markdown-it, whose autolinks come from linkify-it with fuzzy links off
+# (zenn-editor's zenn-markdown-html): a link ends where linkify-it ends it, not at the next space.
+_ZENN_LINKIFY = LinkifyIt(options={"fuzzy_link": False})
+
+
+def zenn_swallowed(line: str, start: int, url: str) -> str:
+    """What Zenn's autolink takes beyond `url`, the address written at line[start:]: its linkify
+    stops a host at punctuation (`https://openrouter.ai。…` links the host alone) and links nothing
+    glued to a letter (`http://localhost:7071を…`), but runs a path on through Japanese
+    (`https://x/y/）を`)."""
+    found = _ZENN_LINKIFY.match_at_start(line[start:])
+    if found is None or not found.raw.startswith(url):
+        return ""
+    return found.raw[len(url) :]
 
 
 def trim_bare_url(url: str) -> tuple[str, str]:

@@ -2145,3 +2145,18 @@ def test_round_51_sweep_causes():
     # Python logging's record attribute is a word of the field
     logger = "# Logging\n\nPython's logger prints the lineno and the funcName of each call, which helps a lot.\n"
     assert "rule:spelling" not in sources("language_quality", logger)
+
+
+ZENN_FRONT = '---\ntitle: "OpenRouter"\nemoji: "🤖"\ntype: "tech"\ntopics: ["ai"]\npublished: true\n---\n\n'
+
+
+def test_round_52_zenn_links_bare_urls_as_its_linkify_does():
+    # Zenn's markdown-it ends a host at 。 and links nothing glued to a letter; GitHub's autolink runs on to the space
+    table = "# 準備\n\n| サービス | 備考 |\n| --- | --- |\n| OpenRouter | https://openrouter.ai。無料アカウントで API キー取得可 |\n"
+    glued = "# 起動\n\nローカルでは http://localhost:7071を使用します。\n"
+    assert "rule:bare-url-swallow" not in sources("markdown_format", ZENN_FRONT + table)
+    assert "rule:bare-url-swallow" not in sources("markdown_format", ZENN_FRONT + glued)
+    assert "rule:bare-url-swallow" in sources("markdown_format", table)  # no platform: GFM's autolink
+    # a path runs on through Japanese on Zenn too: the bracket and the particle are swallowed
+    path = "# 参考\n\nAPI (https://covid19api.com/）を使います。\n"
+    assert "rule:bare-url-swallow" in sources("markdown_format", ZENN_FRONT + path)

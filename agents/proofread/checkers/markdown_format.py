@@ -13,7 +13,7 @@ from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.parser import SHORTCODE, liquid_fences
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle, Severity, SkippedCheck
-from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose
+from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose, zenn_swallowed
 from bot import workpool
 
 # The rules we keep and how much they matter. Everything else is disabled: it is either noise for
@@ -447,10 +447,13 @@ class MarkdownFormatChecker(BaseChecker):
     def _urls_and_images(self, article: ParsedArticle) -> list[Issue]:
         issues = []
         for link in article.links:
-            if link.kind == "bare" and link.swallowed:
+            swallowed = link.swallowed
+            if swallowed and article.platform == "zenn":
+                swallowed = zenn_swallowed(article.lines[link.line - 1], link.column, link.url)
+            if link.kind == "bare" and swallowed:
                 issues.append(self.issue(
                     article, "warning", link.line,
-                    f"The bare URL {link.url} is followed directly by “{link.swallowed[:10]}”, which "
+                    f"The bare URL {link.url} is followed directly by “{swallowed[:10]}”, which "
                     "becomes part of the link.",
                     f"Write it as [text]({link.url}) or <{link.url}>, or add a space after it.",
                     "Autolinking stops only at whitespace, so the following text ends up in the URL.",
