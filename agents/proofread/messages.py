@@ -535,6 +535,7 @@ MESSAGES["http-image"]["{count} images load over insecure http:// (lines {lines}
 MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."] = (
     "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
 )
+MESSAGES["empty-link-text"]["{count} links have no text (lines {lines})."] = "テキストのないリンクが{count}個あります（{lines}行目）。"
 MESSAGES["md001"]["{count} headings jump more than one level (lines {lines})."] = (
     "見出しのレベルが二段以上飛んでいる所が{count}か所あります（{lines}行目）。"
 )

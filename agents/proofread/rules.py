@@ -257,6 +257,7 @@ GROUPED_RULES: dict[str, str] = {
     "md027": "{count} quoted lines have several spaces after the > (lines {lines}).",  # one quote, every line
     "http-image": "{count} images load over insecure http:// (lines {lines}).",  # one image host, every figure
     "md056": "{count} table rows have a different number of cells from the header (lines {lines}).",  # one table, every row
+    "empty-link-text": "{count} links have no text (lines {lines}).",  # a rendered page pasted back: every heading's anchor
 }
 GROUP_AFTER = 3
 

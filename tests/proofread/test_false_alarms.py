@@ -2160,3 +2160,13 @@ def test_round_52_zenn_links_bare_urls_as_its_linkify_does():
     # a path runs on through Japanese on Zenn too: the bracket and the particle are swallowed
     path = "# 参考\n\nAPI (https://covid19api.com/）を使います。\n"
     assert "rule:bare-url-swallow" in sources("markdown_format", ZENN_FRONT + path)
+
+
+def test_round_52_sweep_empty_links_past_three_are_one_finding():
+    # a page copied from Zenn's rendered HTML keeps each heading's anchor as an empty link: one fix, one finding
+    body = "".join(f"[](#%E3%81%AF{n}) 見出し{n}\n\n本文です。\n\n" for n in range(5))
+    found = [i for i in apply_rule_control(run("link", ZENN_FRONT + body), {}) if i.source == "rule:empty-link-text"]
+    assert [i.line_start for i in found] == [9]
+    assert to_japanese("empty-link-text", found[0].problem) == "テキストのないリンクが5個あります（9, 13, 17, 21, 25行目）。"
+    few = "".join(f"[](#%E3%81%AF{n}) 見出し{n}\n\n本文です。\n\n" for n in range(2))
+    assert len([i for i in apply_rule_control(run("link", ZENN_FRONT + few), {}) if i.source == "rule:empty-link-text"]) == 2
