@@ -2170,3 +2170,10 @@ def test_round_52_sweep_empty_links_past_three_are_one_finding():
     assert to_japanese("empty-link-text", found[0].problem) == "テキストのないリンクが5個あります（9, 13, 17, 21, 25行目）。"
     few = "".join(f"[](#%E3%81%AF{n}) 見出し{n}\n\n本文です。\n\n" for n in range(2))
     assert len([i for i in apply_rule_control(run("link", ZENN_FRONT + few), {}) if i.source == "rule:empty-link-text"]) == 2
+
+
+def test_round_52_sweep_words():
+    # freee (a Japanese accounting service) and deref (dereference) are words of the field
+    text = "# Notes\n\nWe export the books from freee, and the code must deref the pointer before it writes.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", text.replace("pointer", "pointr"))
