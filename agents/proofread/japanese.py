@@ -194,12 +194,28 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
-        if token.surface == "を" and _in_relative_clause(tokens, index):
+        if token.surface == "を" and (_in_relative_clause(tokens, index) or _button_label(tokens, first, index)):
             continue
         if token.surface == "は" and _parallel_topics(tokens, first, index):
             continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+# What a reader does to a button or a menu item: 「…をクリック」「…を押す」「…を選択」.
+_PRESSED = frozenset({"クリック", "タップ", "押下", "選択", "押す"})
+
+
+def _button_label(tokens: list[Token], first: int, second: int) -> bool:
+    """「データセットを作成をクリック」: the first を is part of a button's name (「データセットを作成」,
+    an action written as the label: a する-noun right before the second を), and the second is the
+    sentence's own, the object of the click."""
+    between = [t for t in tokens[first + 1 : second] if t.pos1 != "空白"]
+    following = next((t for t in tokens[second + 1 :] if t.pos1 != "空白"), None)
+    return (
+        len(between) == 1 and between[0].pos[2] == "サ変可能"
+        and following is not None and (following.surface in _PRESSED or following.base in _PRESSED)
+    )
 
 
 def _parallel_topics(tokens: list[Token], first: int, second: int) -> bool:

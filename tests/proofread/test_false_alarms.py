@@ -2177,3 +2177,20 @@ def test_round_52_sweep_words():
     text = "# Notes\n\nWe export the books from freee, and the code must deref the pointer before it writes.\n"
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", text.replace("pointer", "pointr"))
+
+
+def test_round_53_causes():
+    # a line that trails off ends its sentence: the bracketed aside below has its own が
+    trailing = "# はじめに\n\nネットで検索すればすぐに出て来ると思いますが…\n(Qiitaにも同じ記事がありますがバックアップも兼ねて持ってきました)\n"
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", trailing)
+    one = "# はじめに\n\nネットで検索すればすぐに出て来ると思いますが、Qiitaにも同じ記事がありますがバックアップです。\n"
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", one)
+    # a button named with an action (「データセットを作成」) is clicked: its を is the label's
+    button = "# 手順\n\nデータセットを作成をクリックするとエクスプローラーに表示されます。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", button)
+    assert "rule:doubled-particle" in sources("language_quality", "# 手順\n\nコピーしたものをエディタに貼り付けをします。\n")
+    # 「1.と関連しますが」 refers to point 1; 「1.手順」 is an item that lost its space
+    refer = "# 3. 要約は要らない\n\n1.と関連しますが、欲しいのは規程の文章そのものです。\n"
+    assert "rule:list-marker-space" not in sources("markdown_format", refer)
+    item = "# 手順\n\n1.手順を確認します\n2.設定を変えます\n"
+    assert "rule:list-marker-space" in sources("markdown_format", item)

@@ -102,6 +102,8 @@ HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
 # sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
 POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)\s*$")
+# A line that trails off (「…と思いますが…」) ends its sentence: what follows is a new thought.
+TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・・)\s*$")
 QUOTATION = re.compile(r"「([^「」]*)」")
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
@@ -271,7 +273,8 @@ class LanguageQualityChecker(BaseChecker):
             prose.append((number, _strip_markup(line)))
             if navigation:
                 prose.append((number, ""))  # links or labelled entries one per line: each a line of its own
-            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1]) or POLITE_LINE_END.search(line)):
+            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1])
+                             or POLITE_LINE_END.search(line) or TRAILING_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         lines = prose
         sentences = split_sentences(lines, japanese=japanese)

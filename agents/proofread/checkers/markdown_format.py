@@ -652,10 +652,16 @@ class _BlankedRuns:
 
 
 def _looks_like_list_item(article: ParsedArticle, number: int, match: re.Match[str]) -> bool:
-    """`-項目` is a list item missing its space; `-1` or `+α` in running text is not."""
+    """`-項目` is a list item missing its space; `-1` or `+α` in running text is not, nor a number
+    followed by a particle (「1.と関連しますが」: the sentence refers to point 1)."""
     neighbours = {article.kind(number - 1), article.kind(number + 1)}
     first = match.group(3)
+    if match.group(2)[0].isdigit() and first in REFERRING_PARTICLES:
+        return False
     return "list" in neighbours or not first.isascii()
+
+
+REFERRING_PARTICLES = frozenset("とのではがをにもやへ")
 
 
 _LINTER_FIXES = {
