@@ -247,6 +247,16 @@ def _in_relative_clause(tokens: list[Token], index: int) -> bool:
     return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
 
 
+_HIRAGANA = re.compile(r"[\u3041-\u309fー]+")
+
+
+def _reduplicated_kana_noun(token: Token) -> bool:
+    """A noun of two or more kana written twice (きわきわ, うめうめ, もふもふ): colloquial reduplication,
+    which the dictionary splits into two nouns. Not a formal noun (することことが is a slip)."""
+    return (token.pos1 == "名詞" and len(token.surface) >= 2 and _HIRAGANA.fullmatch(token.surface) is not None
+            and token.surface not in _FORMAL_NOUNS)
+
+
 def _reduplicated_verb(token: Token) -> bool:
     """A verb's stem or plain form that doubled makes an adverb (探り探り, 休み休み, 恐る恐る, 代わる代わる):
     a word of its own, at least two letters and not する, whose slips are its endings, not itself."""
@@ -280,6 +290,7 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             and previous.pos[2] != "副詞可能"  # 毎回毎回, 都度都度, 毎日毎日: a time noun doubled for emphasis
             and not (previous.pos1 == "動詞" and previous.surface in _EXISTENCE_VERBS)  # 「あるある」「いるいる」: one colloquial word
             and not _reduplicated_verb(previous)  # 探り探り, 恐る恐る: a verb doubled into an adverb
+            and not _reduplicated_kana_noun(previous)  # きわきわ, うめうめ: a word doubled the colloquial way
             and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)

@@ -2194,3 +2194,13 @@ def test_round_53_causes():
     assert "rule:list-marker-space" not in sources("markdown_format", refer)
     item = "# 手順\n\n1.手順を確認します\n2.設定を変えます\n"
     assert "rule:list-marker-space" in sources("markdown_format", item)
+
+
+def test_round_53_sweep_causes():
+    # a kana noun written twice is colloquial reduplication; a formal noun typed twice is a slip
+    edge = "# 操作\n\n履歴が隠れた際にはきわきわまでカーソルを当てないといけません。\n"
+    assert "rule:doubled-word" not in sources("language_quality", edge)
+    assert "rule:doubled-word" in sources("language_quality", "# 操作\n\n設定を変更することことができます。\n")
+    # chdir is Vim's and the shell's command
+    vim = "# Vim\n\nVim has a chdir command that moves the current directory while you edit.\n"
+    assert "rule:spelling" not in sources("language_quality", vim)
