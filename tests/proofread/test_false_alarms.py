@@ -2204,3 +2204,10 @@ def test_round_53_sweep_causes():
     # chdir is Vim's and the shell's command
     vim = "# Vim\n\nVim has a chdir command that moves the current directory while you edit.\n"
     assert "rule:spelling" not in sources("language_quality", vim)
+
+
+def test_round_54_a_prefixed_tool_name_is_a_word():
+    # “ungzip”: un- on gzip, a word of the field, is the writer's verb, not a slip of unzip
+    text = "# Writeup\n\nI had to ungzip the archive before the strings showed the flag we wanted.\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", text.replace("archive", "archvie"))
