@@ -144,8 +144,10 @@ def is_known(word: str) -> bool:
         return True  # rerank, rewire: re- on a short, very common word (de+sing stays “design”)
     for prefix in _PREFIXES:
         rest = word[len(prefix):]
-        if word.startswith(prefix) and (len(rest) >= 5 and is_known_simple(rest) or len(rest) >= 4 and rest in technical_words()):
-            return True  # reinstall; ungzip, untar-like verbs made from a tool's name
+        if not word.startswith(prefix):
+            continue
+        if (len(rest) >= 5 and is_known_simple(rest)) or (len(rest) >= 4 and rest in technical_words()):
+            return True  # reinstall; ungzip: a verb made from a tool's name
     if word.endswith("z") and len(word) >= 5 and _frequent(word[:-1] + "s", 10_000):
         return True  # skillz, filez: a plural spelt with z on purpose
     if word.endswith("y") and len(word) >= 5 and (_frequent(word[:-1]) or (word[-2] == word[-3] and _frequent(word[:-2]))):
