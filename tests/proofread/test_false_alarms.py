@@ -2211,3 +2211,22 @@ def test_round_54_a_prefixed_tool_name_is_a_word():
     text = "# Writeup\n\nI had to ungzip the archive before the strings showed the flag we wanted.\n"
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", text.replace("archive", "archvie"))
+
+
+def test_round_54_sweep_definitions_under_a_shortcode_target_are_defined():
+    # Hugo expands {{< relref >}} before Markdown: the definitions glued under it are definitions
+    body = (
+        "# Deploy\n\nSee [continuous integration][ci] and the [repository][repo].\n\n"
+        '[ci]: {{< relref "mastering-ci.md" >}}\n[repo]: https://github.com/example/deploy\n'
+    )
+    assert "rule:undefined-reference" not in sources("link", body)
+    glued = "# Deploy\n\nSee [the repository][repo] for the code\n[repo]: https://github.com/example/deploy\n"
+    assert "rule:undefined-reference" in sources("link", glued)
+
+
+def test_round_54_sweep_words():
+    # British -iser (organisers), a linted file, Spring Initializr
+    text = ("# Notes\n\nThe organisers thanked everyone; each file is linted before the build, and the "
+            "project came from Spring Initializr with the web starter.\n")
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", text.replace("thanked", "thankd"))

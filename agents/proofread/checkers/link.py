@@ -174,6 +174,8 @@ class LinkChecker(BaseChecker):
                 return []  # `…for OS X and Linux.[37][38]`: citation marks copied with the text, not a link
             if _label(link.url) not in definitions and (definitions or looks_linked):
                 glued = _glued_definition(article, _label(link.url))
+                if glued is not None and _after_template_definitions(article, glued):
+                    return []  # the site generator writes the shortcode's URL first: every line is a definition
                 if glued is not None:  # `![Chart][1]⏎[1]: /images/chart.png`: written, but read as text
                     return [issue(
                         article, "warning", link.line,
@@ -383,6 +385,17 @@ def _relative_path(article: ParsedArticle, link: Link) -> bool:
     # `./other-article` is another article of the same site (Zenn and Qiita resolve it against the
     # article's own address); a file (`./images/a.png`, `../b.md`) only exists in the writer's folder.
     return bool(re.search(r"\.(png|jpe?g|gif|svg|webp|md|pdf)$", url.split("#")[0].split("?")[0], re.I))
+
+
+def _after_template_definitions(article: ParsedArticle, number: int) -> bool:
+    """Whether the definition on line `number` sits in a run of definitions that a template target
+    opened (`[ci]: {{< relref "ci.md" >}}` and the definitions under it): Markdown reads the run as
+    a paragraph because of the shortcode's spaces, but Hugo writes the URL in before Markdown runs."""
+    start = number
+    while start > 1 and article.kind(start - 1) == "text":
+        start -= 1
+    run = [DEFINITION.match(article.line(n)) for n in range(start, number + 1)]
+    return all(run) and any(TEMPLATE.search(article.line(n)) for n in range(start, number + 1))
 
 
 def _glued_definition(article: ParsedArticle, label: str) -> int | None:
