@@ -536,6 +536,10 @@ MESSAGES["md039"]["{count} links have spaces inside their text (lines {lines})."
     "内側に空白のあるリンクテキストが{count}個あります（{lines}行目）。"
 )
 MESSAGES["empty-link-text"]["{count} links have no text (lines {lines})."] = "テキストのないリンクが{count}個あります（{lines}行目）。"
+MESSAGES["list-marker-space"]["{count} list markers have no space after them (lines {lines})."] = (
+    "後ろに空白のないリスト記号が{count}個あります（{lines}行目）。"
+)
+MESSAGES["empty-section"]["{count} sections are empty (lines {lines})."] = "空のセクションが{count}個あります（{lines}行目）。"
 MESSAGES["md001"]["{count} headings jump more than one level (lines {lines})."] = (
     "見出しのレベルが二段以上飛んでいる所が{count}か所あります（{lines}行目）。"
 )

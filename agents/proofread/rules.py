@@ -258,6 +258,8 @@ GROUPED_RULES: dict[str, str] = {
     "http-image": "{count} images load over insecure http:// (lines {lines}).",  # one image host, every figure
     "md056": "{count} table rows have a different number of cells from the header (lines {lines}).",  # one table, every row
     "empty-link-text": "{count} links have no text (lines {lines}).",  # a rendered page pasted back: every heading's anchor
+    "list-marker-space": "{count} list markers have no space after them (lines {lines}).",  # every step of a numbered list
+    "empty-section": "{count} sections are empty (lines {lines}).",  # headings used as the items of a list
 }
 GROUP_AFTER = 3
 

@@ -2230,3 +2230,14 @@ def test_round_54_sweep_words():
             "project came from Spring Initializr with the web starter.\n")
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", text.replace("thanked", "thankd"))
+
+
+def test_round_55_sweep_a_habit_repeated_is_one_finding():
+    # steps numbered without a space after the marker, headings used as the items of a list: one fix each
+    steps = "# 手順\n\n" + "".join(f"{n}.手順{n}を実行する  \n" for n in range(1, 6)) + "\n本文です。\n"
+    found = [i for i in apply_rule_control(run("markdown_format", steps), {}) if i.source == "rule:list-marker-space"]
+    assert len(found) == 1
+    assert to_japanese("list-marker-space", found[0].problem) == "後ろに空白のないリスト記号が5個あります（3, 4, 5, 6, 7行目）。"
+    apps = "# アプリ\n\nよく使うものです。\n\n" + "".join(f"## App{n}\n\n" for n in range(5)) + "## まとめ\n\n以上です。\n"
+    found = [i for i in apply_rule_control(run("structure", apps), {}) if i.source == "rule:empty-section"]
+    assert len(found) == 1 and found[0].problem.startswith("5 sections are empty")
