@@ -2241,3 +2241,14 @@ def test_round_55_sweep_a_habit_repeated_is_one_finding():
     apps = "# アプリ\n\nよく使うものです。\n\n" + "".join(f"## App{n}\n\n" for n in range(5)) + "## まとめ\n\n以上です。\n"
     found = [i for i in apply_rule_control(run("structure", apps), {}) if i.source == "rule:empty-section"]
     assert len(found) == 1 and found[0].problem.startswith("5 sections are empty")
+
+
+def test_round_56_asterisks_that_hold_nothing_are_no_failed_bold():
+    # Hatena's heading marks (`** 見出し`) and a note mark in brackets (`(**)`) were never bold
+    hatena = "# テックリード\n\n** テックリードの悩み\n\n本文です。\n\n*** システムに関するプレッシャ\n\n本文です。\n"
+    mark = "# メモ\n\n- 問い合わせの先に何があるのかを意識すること(**)\n- 教育制度の構築が重要そう(**)\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", hatena)
+    assert "rule:strong-flanking" not in sources("markdown_format", mark)
+    # bold closed against a bracket and a letter still fails to render
+    failed = "# メモ\n\nここから**承認パイプライン（draft→承認）**を導入しました。\n"
+    assert "rule:strong-flanking" in sources("markdown_format", failed)

@@ -128,7 +128,20 @@ def unmatched_strong_runs(text: str) -> list[int]:
     # A `**` left over between a letter or digit and a digit (`10**9`) is a power, not bold; one
     # left over inside an English word (`Motherf**king`) is a word censored on purpose: CommonMark
     # shows the asterisks, as the writer meant.
-    return sorted(start for start, end in unmatched + opened if not _exponent(text, start, end) and not _censored(text, start, end))
+    return sorted(
+        start for start, end in unmatched + opened
+        if not _exponent(text, start, end) and not _censored(text, start, end) and not _standing_alone(text, start, end)
+    )
+
+
+def _standing_alone(text: str, start: int, end: int) -> bool:
+    """Asterisks that hold nothing: with blanks on both sides (`** 見出し`, Hatena's heading mark, or
+    ` ** ` between words) or alone inside a pair of brackets (`(**)`, a note mark). They were never
+    meant as bold, so they are no bold that fails to render."""
+    before, after = text[start - 1 : start], text[end : end + 1]
+    if (not before or before.isspace()) and (not after or after.isspace()):
+        return True
+    return before + after in ("()", "（）", "「」", "[]", "【】")
 
 
 def _censored(text: str, start: int, end: int) -> bool:
