@@ -65,6 +65,10 @@ LIQUID_HIGHLIGHT = re.compile(
     r"^\s{0,3}(?:\{%-?\s*highlight\s+([\w+#.-]+)[^%]*-?%\}|\{\{[<%]\s*highlight\s+\"?([\w+#.-]+)\"?[^>%]*[>%]\}\})\s*$"
 )
 LIQUID_END = re.compile(r"^\s{0,3}(?:\{%-?\s*endhighlight\s*-?%\}|\{\{[<%]\s*/\s*highlight\s*[>%]\}\})\s*$")
+# Hatena Blog's own markup for code, `>|lisp|` or `>||` … `||<` (super pre) and `>|` … `|<` (pre):
+# in a post written in that markup they are code blocks, not quotes.
+HATENA_PRE = re.compile(r"^>\|([\w+#.-]*)\|?\s*$")
+HATENA_PRE_END = re.compile(r"^\|\|?<\s*$")
 QUOTE_MARKERS = re.compile(r"^[ >]*>")
 FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
 CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
@@ -199,14 +203,17 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
 
 
 def liquid_fences(lines: list[str]) -> list[str]:
-    """`lines` with each closed Liquid highlight block's tags written as a fence (`~~~~~python` …
-    `~~~~~`), so the code inside is code (a `# comment` in it is no heading); the line count is kept."""
+    """`lines` with each closed Liquid highlight block's tags, and each of Hatena's `>|lang|` … `||<`
+    blocks, written as a fence (`~~~~~python` … `~~~~~`), so the code inside is code (a `# comment`
+    in it is no heading); the line count is kept."""
     fenced = list(lines)
-    opened: tuple[int, str] | None = None
+    opened: tuple[int, str, re.Pattern[str]] | None = None
     for index, line in enumerate(lines):
         if opened is None and (start := LIQUID_HIGHLIGHT.match(line)):
-            opened = (index, start.group(1) or start.group(2))
-        elif opened is not None and LIQUID_END.match(line):
+            opened = (index, start.group(1) or start.group(2), LIQUID_END)
+        elif opened is None and (start := HATENA_PRE.match(line)):
+            opened = (index, start.group(1), HATENA_PRE_END)
+        elif opened is not None and opened[2].match(line):
             fenced[opened[0]], fenced[index] = f"~~~~~{opened[1]}", "~~~~~"
             opened = None
     return fenced

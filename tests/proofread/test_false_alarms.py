@@ -2252,3 +2252,13 @@ def test_round_56_asterisks_that_hold_nothing_are_no_failed_bold():
     # bold closed against a bracket and a letter still fails to render
     failed = "# メモ\n\nここから**承認パイプライン（draft→承認）**を導入しました。\n"
     assert "rule:strong-flanking" in sources("markdown_format", failed)
+
+
+def test_round_56_sweep_hatena_code_blocks_are_code():
+    # Hatena Blog's own markup: `>|` … `|<` and `>|lisp|` … `||<` hold code, not prose
+    pre = "# Emacs\n\n仕方ないので,\n\n>|\nemacsclient -e '(progn (defun yes-or-no-p (p) t) (kill-emacs))'\n|<\n\nとすることにした.\n"
+    sup = "# Lisp\n\n>|lisp|\n(list nil nil nil)\n||<\n\n以上.\n"
+    assert "rule:spelling" not in sources("language_quality", pre)
+    assert "rule:doubled-word" not in sources("language_quality", sup)
+    # without the closing mark it stays a quote of prose
+    assert "rule:spelling" in sources("language_quality", pre.replace("|<\n", "").replace("progn", "progn teh"))
