@@ -172,7 +172,7 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
     for index in range(fm_count):
         kinds[index] = "front_matter"
 
-    fenced = liquid_fences(lines)
+    fenced = tagged_code_fences(lines)
     walk = _Walk(fenced, kinds, fm_count)
     walk.run(markdown().parse("\n".join(fenced[fm_count:])))
 
@@ -202,7 +202,7 @@ def parse_article(text: str, platform: Platform | None = None) -> ParsedArticle:
     )
 
 
-def liquid_fences(lines: list[str]) -> list[str]:
+def tagged_code_fences(lines: list[str]) -> list[str]:
     """`lines` with each closed Liquid highlight block's tags, and each of Hatena's `>|lang|` … `||<`
     blocks, written as a fence (`~~~~~python` … `~~~~~`), so the code inside is code (a `# comment`
     in it is no heading); the line count is kept."""

@@ -313,8 +313,6 @@ class CodeQualityChecker(BaseChecker):
                     continue  # `secretName: my-pub-key` names where a secret is kept, not the secret
                 if key.lower() == "from_secret":
                     continue  # Drone CI's `from_secret: docker_password` names the stored secret
-                if line.rfind("{{", 0, match.start(1)) > line.rfind("}}", 0, match.start(1)):
-                    continue  # `{{resolve:secretsmanager:…:SecretString:password}}`: a template's lookup, no literal
                 if key == "secretKey" and _EXTERNAL_SECRET.search(block.content):
                     continue  # an ExternalSecret's `secretKey` names the key in the Secret it writes
                 quoted = re.search(r"[\"']" + re.escape(value), line) is not None

@@ -394,8 +394,8 @@ def _after_template_definitions(article: ParsedArticle, number: int) -> bool:
     start = number
     while start > 1 and article.kind(start - 1) == "text":
         start -= 1
-    run = [DEFINITION.match(article.line(n)) for n in range(start, number + 1)]
-    return all(run) and any(TEMPLATE.search(article.line(n)) for n in range(start, number + 1))
+    run = [article.line(n) for n in range(start, number + 1)]
+    return all(DEFINITION.match(line) for line in run) and any(TEMPLATE.search(line) for line in run)
 
 
 def _glued_definition(article: ParsedArticle, label: str) -> int | None:

@@ -11,7 +11,7 @@ import unicodedata
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
-from agents.proofread.parser import SHORTCODE, liquid_fences
+from agents.proofread.parser import SHORTCODE, tagged_code_fences
 from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose, zenn_swallowed
 from bot import workpool
@@ -173,7 +173,7 @@ def linter_view(article: ParsedArticle) -> str:
     out = []
     embeds = {link.line for link in article.links if link.kind == "embed"}
     toml = article.front_matter_format == "toml"  # the linter's front-matter extension reads YAML only
-    for number, line in enumerate(liquid_fences(article.lines), start=1):
+    for number, line in enumerate(tagged_code_fences(article.lines), start=1):
         kind = article.kind(number)
         if (
             kind in ("container", "math")
@@ -664,17 +664,18 @@ class _BlankedRuns:
         return False
 
 
+# A particle right after a number refers to an earlier point: 「1.と関連しますが」.
+_REFERRING_PARTICLES = frozenset("とのではがをにもやへ")
+
+
 def _looks_like_list_item(article: ParsedArticle, number: int, match: re.Match[str]) -> bool:
     """`-項目` is a list item missing its space; `-1` or `+α` in running text is not, nor a number
     followed by a particle (「1.と関連しますが」: the sentence refers to point 1)."""
     neighbours = {article.kind(number - 1), article.kind(number + 1)}
     first = match.group(3)
-    if match.group(2)[0].isdigit() and first in REFERRING_PARTICLES:
+    if match.group(2)[0].isdigit() and first in _REFERRING_PARTICLES:
         return False
     return "list" in neighbours or not first.isascii()
-
-
-REFERRING_PARTICLES = frozenset("とのではがをにもやへ")
 
 
 _LINTER_FIXES = {

@@ -173,6 +173,8 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
             continue  # `token = auth.createToken(…)`, `token: vscode.CancellationToken`: code, not a value
         if line[: match.start(1)].endswith("$") and _CMDLET.fullmatch(match.group(2)):
             continue  # `$SecuredPassword = ConvertTo-SecureString …`: PowerShell calls a cmdlet
+        if line.rfind("{{", 0, match.start(1)) > line.rfind("}}", 0, match.start(1)):
+            continue  # `{{resolve:secretsmanager:…:SecretString:password}}`: a template's lookup, no literal
         if not not_a_secret(match.group(1), match.group(2)):
             yield match
 

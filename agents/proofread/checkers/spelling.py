@@ -71,8 +71,8 @@ _SUFFIXES = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", 
              ("er", ""), ("er", "e"), ("ers", ""), ("ly", ""), ("able", ""), ("ation", "e"), ("ness", ""))
 # British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre, programme.
 _BRITISH = (("our", "or"), ("ours", "ors"), ("ise", "ize"), ("ised", "ized"), ("ises", "izes"),
-            ("ising", "izing"), ("iser", "izer"), ("isers", "izers"), ("isation", "ization"), ("isations", "izations"), ("yse", "yze"),
-            ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("tres", "ters"), ("ogue", "og"),
+            ("ising", "izing"), ("iser", "izer"), ("isers", "izers"), ("isation", "ization"),
+            ("isations", "izations"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("tres", "ters"), ("ogue", "og"),
             ("lled", "led"), ("lling", "ling"), ("ence", "ense"), ("ourite", "orite"), ("amme", "am"),
             ("ammes", "ams"))
 
