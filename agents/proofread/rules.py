@@ -260,6 +260,15 @@ GROUPED_RULES: dict[str, str] = {
     "empty-link-text": "{count} links have no text (lines {lines}).",  # a rendered page pasted back: every heading's anchor
     "list-marker-space": "{count} list markers have no space after them (lines {lines}).",  # every step of a numbered list
     "empty-section": "{count} sections are empty (lines {lines}).",  # headings used as the items of a list
+    # a memo or an essay told in both styles: every sentence's finding says the same words, and the
+    # first one's suggestion names the style to rewrite them in
+    "mixed-style": "{count} sentences are not in the style most of the article is written in (lines {lines}).",
+}
+# Groups of rules whose checkers speak the article's language: said in Japanese when their members
+# are, that is when their words open in Japanese (an English message quotes です/ます, it does not
+# open with it); the other checkers' messages are put into Japanese by the report.
+GROUPED_RULES_JA: dict[str, str] = {
+    "mixed-style": "記事の大半と文体（です/ます調、だ/である調）が違う文が{count}文あります（{lines}行目）。",
 }
 GROUP_AFTER = 3
 
@@ -291,6 +300,9 @@ def grouped(issues: list[Issue]) -> list[Issue]:
             kept.append(issue)
         elif issue is group[0]:
             lines = ", ".join(str(each.line_start) for each in group)
-            problem = GROUPED_RULES[rule_id(issue)].format(count=len(group), lines=lines)
+            template = GROUPED_RULES[rule_id(issue)]
+            if rule_id(issue) in GROUPED_RULES_JA and not issue.problem[:1].isascii():
+                template = GROUPED_RULES_JA[rule_id(issue)]
+            problem = template.format(count=len(group), lines=lines)
             kept.append(issue.model_copy(update={"problem": problem}))
     return kept

@@ -245,3 +245,30 @@ def test_many_images_over_http_are_one_finding_in_either_language():
         ("5 images load over insecure http:// (lines 5, 9, 13, 17, 21).", 5)
     ]
     assert to_japanese("http-image", found[0].problem) == "暗号化されない http:// で読み込む画像が5枚あります（5, 9, 13, 17, 21行目）。"
+
+
+def test_an_article_that_slips_into_the_other_style_often_gets_one_finding_naming_each_sentence():
+    from tests.proofread.test_false_alarms import JA_HEAD, run
+
+    polite = "".join(f"この設定は{n}番目の項目を変更します。\n\n" for n in range(12))
+    plain = "".join(f"この手順は{n}回目の作業である。\n\n" for n in range(4))
+    found = [i for i in apply_rule_control(run("language_quality", JA_HEAD + polite + plain), {})
+             if i.source == "rule:mixed-style"]
+    assert [(i.problem, i.line_start) for i in found] == [
+        ("記事の大半と文体（です/ます調、だ/である調）が違う文が4文あります（27, 29, 31, 33行目）。", 27)
+    ]
+    assert found[0].suggestion == "です/ます調に書き直してください。"
+    assert grouped_lines(found[0]) == [27, 29, 31, 33]
+    three = JA_HEAD + polite + plain.split("\n\n", 1)[1]  # three slips: each its own finding
+    assert [i.line_start for i in apply_rule_control(run("language_quality", three), {})
+            if i.source == "rule:mixed-style"] == [27, 29, 31]
+
+
+def test_a_group_of_findings_made_in_english_stays_in_english():
+    issues = [Issue(category="language_quality", severity="warning", line_start=n, line_end=n, location_description="",
+                    problem="This sentence uses the だ/である style; the article mostly uses です/ます (9 sentences against 4).",
+                    suggestion="Rewrite it in the です/ます style.", reason="r", source="rule:mixed-style")
+              for n in (3, 5, 7, 9)]
+    assert [i.problem for i in apply_rule_control(issues, {})] == [
+        "4 sentences are not in the style most of the article is written in (lines 3, 5, 7, 9)."
+    ]
