@@ -288,7 +288,7 @@ def grouped_lines(issue: Issue | Mapping[str, object]) -> list[int]:
 
 def grouped(issues: list[Issue]) -> list[Issue]:
     """`issues` with the findings of each rule of GROUPED_RULES, when more than GROUP_AFTER, made
-    one: the first, its problem naming how many and on which lines."""
+    one: the first, its problem naming how many and on which lines (each line once)."""
     groups: dict[str, list[Issue]] = {}
     for issue in issues:
         if rule_id(issue) in GROUPED_RULES:
@@ -299,7 +299,7 @@ def grouped(issues: list[Issue]) -> list[Issue]:
         if len(group) <= GROUP_AFTER:
             kept.append(issue)
         elif issue is group[0]:
-            lines = ", ".join(str(each.line_start) for each in group)
+            lines = ", ".join(dict.fromkeys(str(each.line_start) for each in group))  # two on a line: named once
             template = GROUPED_RULES[rule_id(issue)]
             if rule_id(issue) in GROUPED_RULES_JA and not issue.problem[:1].isascii():
                 template = GROUPED_RULES_JA[rule_id(issue)]

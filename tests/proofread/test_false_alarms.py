@@ -1207,8 +1207,8 @@ def test_sections_start_at_the_first_headings_level_when_later_headings_are_high
     plain = "## 補足\n\nこの方法は設定を一つにまとめる。\n\nデフォルトの値を使う場合も引数は不要だ。\n\n呼び出しは以下のようになる。\n\n"
     closing = "# まとめ\n\n以上の方法を紹介しました。\n\n# 参考文献\n\n公式の文書を参照しました。\n"
     assert "rule:mixed-style" not in sources("language_quality", polite + plain + closing)  # a part in its own register
-    slip = polite.replace("2番目の値を変更します。", "2番目の値を変更する。")
-    assert "rule:mixed-style" in sources("language_quality", slip + plain + closing)
+    slip = polite.replace("2番目の値を変更します。", "2番目の値を変更する。") + "## 手順3\n\nこの設定で完了します。\n\n"
+    assert "rule:mixed-style" in sources("language_quality", slip + plain + closing)  # 5 polite against 4 plain
 
 
 def test_jekyll_highlight_blocks_are_code():
@@ -2262,3 +2262,14 @@ def test_round_56_sweep_hatena_code_blocks_are_code():
     assert "rule:doubled-word" not in sources("language_quality", sup)
     # without the closing mark it stays a quote of prose
     assert "rule:spelling" in sources("language_quality", pre.replace("|<\n", "").replace("progn", "progn teh"))
+
+
+def test_round_59_an_article_with_as_many_plain_as_polite_sentences_has_no_majority_to_slip_from():
+    # Plain notes with polite remarks to the reader, 14 sentences of each: no style holds 大半, even
+    # where a plain section of its own leaves the rest mostly polite.
+    intro = "## はじめに\n\n" + "".join(f"この設定は{n}番目の項目を変更します。\n" for n in range(6))
+    intro += "ただ、実際の案件ではポリシーが存在することもある。\nロックアウト機構は標準のままでは調節できない。\n\n"
+    notes = "## 実装\n\n" + "".join(f"この手順は{n}回目の作業である。\n" for n in range(4))
+    assert "rule:mixed-style" not in sources("language_quality", intro + notes)
+    one_more = intro.replace("## はじめに\n\n", "## はじめに\n\nこの記事は設定の手順を紹介します。\n")
+    assert "rule:mixed-style" in sources("language_quality", one_more + notes)  # 7 polite against 6 plain

@@ -473,8 +473,8 @@ class LanguageQualityChecker(BaseChecker):
 
     def _mixed_style(self, article: ParsedArticle, styles: list[tuple[Sentence, Style]]) -> list[Issue]:
         counts = Counter(style for _sentence, style in styles)
-        if len(counts) < 2:
-            return []
+        if len(counts) < 2 or counts["polite"] == counts["plain"]:
+            return []  # one style throughout, or as many sentences in each: no majority to slip from
         majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
         starts = section_starts(article)
         registers = _section_registers(starts, styles)
