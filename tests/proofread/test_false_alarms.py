@@ -2273,3 +2273,23 @@ def test_round_59_an_article_with_as_many_plain_as_polite_sentences_has_no_major
     assert "rule:mixed-style" not in sources("language_quality", intro + notes)
     one_more = intro.replace("## はじめに\n\n", "## はじめに\n\nこの記事は設定の手順を紹介します。\n")
     assert "rule:mixed-style" in sources("language_quality", one_more + notes)  # 7 polite against 6 plain
+
+
+def test_round_59_sweep_a_handle_before_an_honorific_is_a_name():
+    text = JA_HEAD + "上の記事をまとめている tricken さんの意見に完全に同意しています。\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", JA_HEAD + "上の意見は tricken だと思います。\n")
+
+
+def test_round_59_sweep_velero_is_a_tool():
+    text = JA_HEAD + "今では Argo や Istio, velero 等の CRD もエコシステムに含まれます。\n"
+    assert "rule:spelling" not in sources("language_quality", text)
+
+
+def test_round_59_sweep_a_jsonc_file_and_an_elided_dict_are_no_syntax_errors():
+    jsonc = '# Deno\n\n```json:deno.jsonc\n{\n  "tasks": {\n    "cache": "deno cache deps.ts",\n  }\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", jsonc)
+    assert "rule:syntax-json" in sources("code_quality", jsonc.replace("deno.jsonc", "deno.json"))
+    elided = '# Score\n\n```python\n{\n    "scoring": {"method": "cosine"},\n    "results": [{"similarity": 0.78, ...}]\n}\n```\n'
+    assert "rule:syntax-python" not in sources("code_quality", elided)
+    assert "rule:syntax-python" in sources("code_quality", elided.replace(", ...}", ", }}"))

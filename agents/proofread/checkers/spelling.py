@@ -274,6 +274,15 @@ _PROFILE_LINK = re.compile(
 )
 
 
+# A Latin word right before a Japanese honorific (「tricken さん」「shlab氏」) names a person: a handle.
+_HONORIFIC_NAME = re.compile(r"([A-Za-z][A-Za-z'’-]*)\s*(?:さん|さま|様|氏|くん|君|ちゃん|先生)")
+
+
+def honorific_names(line: str) -> set[str]:
+    """The words a Japanese honorific follows (`tricken さんの意見`): someone's name or handle."""
+    return {match.group(1).lower() for match in _HONORIFIC_NAME.finditer(line)}
+
+
 def profile_link_names(line: str) -> set[str]:
     """The words of the text of links to a person's profile (`[karam](https://twitter.com/0xkarmacoma)`):
     a name or a handle, which no dictionary holds."""
@@ -422,7 +431,7 @@ class SpellingChecker(BaseChecker):
         for number, line in article.prose_lines():
             if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
                 continue
-            names = listed.get(number, set()) | profile_link_names(line)
+            names = listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
             for column, word in _prose_words(mask_struck(line)):
                 if word in seen or counts[word] >= 2 or word in names:
