@@ -2293,3 +2293,9 @@ def test_round_59_sweep_a_jsonc_file_and_an_elided_dict_are_no_syntax_errors():
     elided = '# Score\n\n```python\n{\n    "scoring": {"method": "cosine"},\n    "results": [{"similarity": 0.78, ...}]\n}\n```\n'
     assert "rule:syntax-python" not in sources("code_quality", elided)
     assert "rule:syntax-python" in sources("code_quality", elided.replace(", ...}", ", }}"))
+
+
+def test_round_60_logit_and_evals_are_terms_of_the_field():
+    for line in ("2-token Value Basisの設計も秀逸だ。logit差を取ることで共通シフトに対して不変になる。",
+                 "出力の品質を採点するevalsでもなく、事後に測るという層です。"):
+        assert "rule:spelling" not in sources("language_quality", JA_HEAD + line + "\n"), line
