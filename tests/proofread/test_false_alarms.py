@@ -2299,3 +2299,9 @@ def test_round_60_logit_and_evals_are_terms_of_the_field():
     for line in ("2-token Value Basisの設計も秀逸だ。logit差を取ることで共通シフトに対して不変になる。",
                  "出力の品質を採点するevalsでもなく、事後に測るという層です。"):
         assert "rule:spelling" not in sources("language_quality", JA_HEAD + line + "\n"), line
+
+
+def test_round_56_a_name_alone_in_japanese_quotation_brackets_is_no_misspelling():
+    line = "レンタルサーバー「ロリポップ」、ハンドメイドマーケット「minne」等のサービスがある。"
+    assert "rule:spelling" not in sources("language_quality", JA_HEAD + line + "\n")
+    assert "rule:spelling" in sources("language_quality", JA_HEAD + "ハンドメイドマーケットの minne 等がある。\n")

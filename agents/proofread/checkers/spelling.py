@@ -215,7 +215,7 @@ def prose_words(line: str) -> list[tuple[int, str]]:
     code spans, URLs, link targets, HTML tags, shortcodes; anything with a digit, underscore,
     dot, slash, hyphen or other symbol inside (identifiers, file names, dotted.names, --flags,
     up-to-dateness); words with a capital letter (names, products, acronyms, camelCase); words in
-    emphasis, alone in parentheses or alone in straight quotes; words shorter than four letters.
+    emphasis, alone in parentheses, alone in straight quotes or alone in 「」; words shorter than four letters.
     Cached: the language test and the spell check read the same lines."""
     return list(_prose_words(line))
 
@@ -234,6 +234,8 @@ def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
             continue  # _coined_, *emphasised*, (toolname): deliberate words, not typing slips
         if '"' in opened and '"' in closed:
             continue  # "guideb": one word in straight quotes is a string mentioned (an n-gram, a value)
+        if masked[chunk.start() - 1 : chunk.start()] + masked[chunk.end() : chunk.end() + 1] in ("「」", "『』"):
+            continue  # ハンドメイドマーケット「minne」: a name set alone in Japanese quotation brackets
         if core.endswith("'s"):
             core = core[:-2]
         if len(core) >= MIN_LENGTH and _PLAIN_WORD.fullmatch(core) and "'" not in core:
