@@ -127,8 +127,8 @@ def trim_bare_url(url: str) -> tuple[str, str]:
     for position, char in enumerate(url):
         if not char.isascii():
             rest = url[position:]
-            if (_IRI_TAIL.match(rest) or url[position - 1 : position] == "#") and not _PROSE_PUNCTUATION.search(rest):
-                break  # a slug (`…/rustのresult-…/`) or a heading's anchor (`…/articles/x#対策案`): part of the address
+            if (_IRI_TAIL.match(rest) or "#" in url[:position]) and not _PROSE_PUNCTUATION.search(rest):
+                break  # a slug (`…/rustのresult-…/`) or a heading's anchor (`…/x#対策案`, `…#bitbakeがレイヤ…`): the address
             url, swallowed = url[:position], rest
             break
     return _without_closing_text(url), swallowed

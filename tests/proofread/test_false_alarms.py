@@ -2305,3 +2305,11 @@ def test_round_56_a_name_alone_in_japanese_quotation_brackets_is_no_misspelling(
     line = "レンタルサーバー「ロリポップ」、ハンドメイドマーケット「minne」等のサービスがある。"
     assert "rule:spelling" not in sources("language_quality", JA_HEAD + line + "\n")
     assert "rule:spelling" in sources("language_quality", JA_HEAD + "ハンドメイドマーケットの minne 等がある。\n")
+
+
+def test_round_60_sweep_a_heading_anchor_that_opens_in_latin_letters_is_part_of_the_address():
+    line = "https://mcommit.hatenadiary.com/entry/2019/12/05/235100#bitbakeがレイヤとレシピを認識する流れ\n"
+    zenn = "---\ntitle: \"x\"\nemoji: \"🔧\"\ntype: \"tech\"\ntopics: []\npublished: true\n---\n\n"
+    for head in (JA_HEAD, zenn):
+        assert "rule:bare-url-swallow" not in sources("markdown_format", head + line)
+    assert "rule:bare-url-swallow" in sources("markdown_format", JA_HEAD + "https://example.com/entry/5がレイヤとレシピを認識する流れ\n")
