@@ -2313,3 +2313,9 @@ def test_round_60_sweep_a_heading_anchor_that_opens_in_latin_letters_is_part_of_
     for head in (JA_HEAD, zenn):
         assert "rule:bare-url-swallow" not in sources("markdown_format", head + line)
     assert "rule:bare-url-swallow" in sources("markdown_format", JA_HEAD + "https://example.com/entry/5がレイヤとレシピを認識する流れ\n")
+
+
+def test_round_60_sweep_set_phrases_with_wo_are_no_second_object():
+    for line in ("レビューの基本原則を身をもって学びました。", "この経験を糧にさらなる成長を目指します。"):
+        assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line + "\n"), line
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "ユーザー名をパスワードを指定して入力します。\n")
