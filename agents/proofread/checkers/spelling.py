@@ -276,7 +276,7 @@ _PROFILE_LINK = re.compile(
 )
 
 
-# A Latin word right before a Japanese honorific (「tricken さん」「shlab氏」) names a person: a handle.
+# A Latin word right before a Japanese honorific (「tricken さん」「Smith氏」) names a person: a handle.
 _HONORIFIC_NAME = re.compile(r"([A-Za-z][A-Za-z'’-]*)\s*(?:さん|さま|様|氏|くん|君|ちゃん|先生)")
 
 
