@@ -275,11 +275,14 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
     pairs = []
-    for before, previous, current in zip([None, *words], words, words[1:], strict=False):
+    for before, previous, current, after in zip([None, *words], words, words[1:], [*words[2:], None], strict=False):
         if counts[current.surface] > 2 and counts[current.surface] * 4 >= len(words):
             continue  # a word making up the sentence is sample text (平文平文**強調**平文), not a slip
         if current.begin in line_starts:
             continue  # the last word of one line and the first of the next (「ディレクトリ:バケット」 / 「バケットより…」)
+        if (current.begin > previous.end and previous.pos1 == "名詞" and after is not None and after.begin == current.end
+                and after.pos1 in ("名詞", "接尾辞")):
+            continue  # 「腾讯 腾讯元器」: a name, then after a space a longer name that opens with it
         if previous.base == "する" and before is not None and before.pos1 == "名詞" and before.end == previous.begin:
             continue  # 外出しして, 書き出しして: a noun ending in し (外出し) read as noun + し, then する
         if (

@@ -2319,3 +2319,8 @@ def test_round_60_sweep_set_phrases_with_wo_are_no_second_object():
     for line in ("レビューの基本原則を身をもって学びました。", "この経験を糧にさらなる成長を目指します。"):
         assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line + "\n"), line
     assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "ユーザー名をパスワードを指定して入力します。\n")
+
+
+def test_round_60_sweep_a_name_then_a_longer_name_opening_with_it_is_no_doubled_word():
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "- **腾讯 腾讯元器**：まだ使用したことがありません。\n")
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "基本的なオプションオプションとして設定します。\n")
