@@ -295,14 +295,13 @@ def grouped(issues: list[Issue]) -> list[Issue]:
             groups.setdefault(rule_id(issue), []).append(issue)
     kept = []
     for issue in issues:
-        group = groups.get(rule_id(issue), [])
+        rule = rule_id(issue)
+        group = groups.get(rule, [])
         if len(group) <= GROUP_AFTER:
             kept.append(issue)
         elif issue is group[0]:
             lines = ", ".join(dict.fromkeys(str(each.line_start) for each in group))  # two on a line: named once
-            template = GROUPED_RULES[rule_id(issue)]
-            if rule_id(issue) in GROUPED_RULES_JA and not issue.problem[:1].isascii():
-                template = GROUPED_RULES_JA[rule_id(issue)]
-            problem = template.format(count=len(group), lines=lines)
-            kept.append(issue.model_copy(update={"problem": problem}))
+            japanese = not issue.problem[:1].isascii()
+            template = GROUPED_RULES_JA.get(rule, GROUPED_RULES[rule]) if japanese else GROUPED_RULES[rule]
+            kept.append(issue.model_copy(update={"problem": template.format(count=len(group), lines=lines)}))
     return kept

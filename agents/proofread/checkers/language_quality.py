@@ -475,7 +475,7 @@ class LanguageQualityChecker(BaseChecker):
         counts = Counter(style for _sentence, style in styles)
         if len(counts) < 2 or counts["polite"] == counts["plain"]:
             return []  # one style throughout, or as many sentences in each: no majority to slip from
-        majority: Style = "polite" if counts["polite"] >= counts["plain"] else "plain"
+        majority: Style = "polite" if counts["polite"] > counts["plain"] else "plain"
         starts = section_starts(article)
         registers = _section_registers(starts, styles)
         # Outside the sections kept in a register of their own, one style must hold 大半 (three

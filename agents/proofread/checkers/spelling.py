@@ -72,9 +72,9 @@ _SUFFIXES = (("s", ""), ("es", ""), ("ed", ""), ("ed", "e"), ("d", ""), ("ing", 
 # British spellings the (American) dictionary lacks: colour, analyse, initialise, licence, centre, programme.
 _BRITISH = (("our", "or"), ("ours", "ors"), ("ise", "ize"), ("ised", "ized"), ("ises", "izes"),
             ("ising", "izing"), ("iser", "izer"), ("isers", "izers"), ("isation", "ization"),
-            ("isations", "izations"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"), ("tres", "ters"), ("ogue", "og"),
-            ("lled", "led"), ("lling", "ling"), ("ence", "ense"), ("ourite", "orite"), ("amme", "am"),
-            ("ammes", "ams"))
+            ("isations", "izations"), ("yse", "yze"), ("ysed", "yzed"), ("ysing", "yzing"), ("tre", "ter"),
+            ("tres", "ters"), ("ogue", "og"), ("lled", "led"), ("lling", "ling"), ("ence", "ense"),
+            ("ourite", "orite"), ("amme", "am"), ("ammes", "ams"))
 
 _BRITISH_OUR = re.compile(r"our(?=(?:able|ably|al|ally|ed|er|ers|ful|fully|hood|hoods|ing|ist|ists|less|ite|ites|ism|ous)$)")
 
