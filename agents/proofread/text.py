@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import html
 import re
+import unicodedata
 from bisect import bisect_right
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -24,6 +26,8 @@ _URL = re.compile(r"https?://[^\s<>\"'`]+")
 # of the line once instead of being retried from every later opener (quadratic on `<<<<…`).
 # Only matches whose closing group is present are blanked.
 _HTML_TAG = re.compile(r"<([^>\n]*)(>?)")
+# An HTML character reference (`&emsp;`, `&#12288;`, `&nbsp;`): one character on the page.
+_CHAR_REF = re.compile(r"&(?:#[0-9]{1,7}|#[xX][0-9a-fA-F]{1,6}|[A-Za-z][A-Za-z0-9]{1,31});")
 # A link's destination may hold balanced parentheses (CommonMark): `](https://x/#a-(b)-c)`.
 _LINK_DEST = re.compile(r"\]\((?:[^()\n]|\([^()\n]*\))*(\)?)")
 # A terminal prompt: `$ `, `% `, `❯ `, and PowerShell's or cmd's `> `, `PS C:\work> `, `C:\> ` (also
@@ -171,8 +175,18 @@ def mask_struck(line: str) -> str:
     return _STRUCK.sub(blank, line) if "~~" in line else line
 
 
+def _blank_spacing(match: re.Match[str]) -> str:
+    """A reference to a space or an invisible character (`&emsp;&emsp;` indenting an arrow) is
+    layout: blanked. Any other (`&amp;`, `&lt;`) stays as written."""
+    char = html.unescape(match.group(0))
+    if len(char) == 1 and (char.isspace() or unicodedata.category(char) in ("Zs", "Cf")):
+        return blank(match)
+    return match.group(0)
+
+
 def mask_for_prose(line: str) -> str:
-    """The line with code, math, URLs, link destinations and HTML tags blanked: only words remain."""
+    """The line with code, math, URLs, link destinations, HTML tags and spacing character
+    references blanked: only words remain."""
     line = mask_code_spans(line)
     if "$$" in line:
         line = _DISPLAY_MATH_ON_A_LINE.sub(blank, line)
@@ -181,6 +195,8 @@ def mask_for_prose(line: str) -> str:
         line = _ESCAPED_MATH.sub(blank, line)
     line = _LINK_DEST.sub(lambda m: "]" + " " * (len(m.group(0)) - 1) if m.group(1) else m.group(0), line)
     line = _URL.sub(_blank_url, line)
+    if "&" in line:
+        line = _CHAR_REF.sub(_blank_spacing, line)
     return _HTML_TAG.sub(lambda m: blank(m) if m.group(1) and m.group(2) else m.group(0), line)
 
 

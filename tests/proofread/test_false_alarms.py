@@ -2324,3 +2324,34 @@ def test_round_60_sweep_set_phrases_with_wo_are_no_second_object():
 def test_round_60_sweep_a_name_then_a_longer_name_opening_with_it_is_no_doubled_word():
     assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "- **腾讯 腾讯元器**：まだ使用したことがありません。\n")
     assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "基本的なオプションオプションとして設定します。\n")
+
+
+def test_round_61_ls_output_pasted_as_text_is_no_prose():
+    # `ls -al` output written outside a code block: "root root" is the owner and the group.
+    listing = "/kaggle/working\ntotal 4\n-rw-r--r-- 1 root root 2839 Apr 18 07:54 **submission.csv**\n"
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + "下記コードを実行すると、ファイルが出来ます。\n\n" + listing)
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "この設定は root root で実行されるユーザーを決めます。\n")
+
+
+def test_round_61_a_spacing_entity_is_no_character_of_the_sentence():
+    # Sixteen &emsp; before a bold arrow, a layout spacer between two screenshots.
+    spacer = "&emsp;" * 16 + "**↓**\n"
+    text = JA_HEAD + "提出が成功して、処理が動き出します。\n\n" + spacer + "Competitionsのページに飛ぶ → 結果が表示されます。\n"
+    assert "rule:sentence-length" not in sources("language_quality", text)
+    long = ("このコースでは、課題としてディスクイメージが配られ、様々なツールを駆使してポートスキャンやパスワード解析、"
+            "権限奪取を行うので、前提知識が少ない場合は時間がかかりますが、地道に取り組めば必ず解けるように作られていて、"
+            "最後まで楽しく取り組めました。\n")
+    assert "rule:sentence-length" in sources("language_quality", JA_HEAD + "&emsp;" + long)
+
+
+def test_round_61_a_thought_quoted_without_brackets_keeps_its_own_style():
+    # 「…よく分からん。という人向けの記事ですね。」: the plain sentence is the reader's thought, closed by という.
+    polite = "".join(f"この記事では{n}番目の使い方を説明します。\n" for n in range(6))
+    quoted = "使ってみたいけど日本語記事がないからよく分からん。という人向けの記事ですね。\n"
+    assert "rule:mixed-style" not in sources("language_quality", JA_HEAD + polite + quoted)
+    thought = "`...` は何も返さない可能性がある。と認識したうえで今後使っていきたいです。\n"  # と + サ変 noun + する
+    assert "rule:mixed-style" not in sources("language_quality", JA_HEAD + polite + thought)
+    for slip in ("使ってみたいけど日本語記事がないからよく分からん。なので人向けの記事を書きました。\n",
+                 # 「ということで」 goes on from the writer's own sentence: no quotation
+                 "単独では間違えてもらわないといけない。ということで、間違えてもらうことにしました。\n"):
+        assert "rule:mixed-style" in sources("language_quality", JA_HEAD + polite + slip), slip

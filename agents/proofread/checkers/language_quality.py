@@ -92,6 +92,9 @@ LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 # A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
 LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
+# A line of `ls -l` output pasted outside a code block (`-rw-r--r-- 1 root root 2839 Apr 18 …`): a
+# program's columns, no prose ("root root" is an owner and a group).
+UNIX_LISTING = re.compile(r"^\s*[-dlbcps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.@+]?\s+\d+\s+\S+\s+\S+\s+\d")
 # A line that opens with a short label and a colon (「5日目： …」, 「環境: …」): in a run of such lines
 # each is an entry of its own, a list written without markers (an advent calendar's neighbours).
 LABEL_LINE = re.compile(r"^\s*[^\s:：\[\]()!`<>*_#|]{1,12}(?:：|:\s)")
@@ -259,6 +262,7 @@ class LanguageQualityChecker(BaseChecker):
             (number, mask_struck(mask_for_prose(line)) if article.kind(number) != "quote" else "")
             for number, line in article.prose_lines()
             if article.kind(number) in ("text", "list", "quote") and number > header_end and number not in definitions
+            and not UNIX_LISTING.match(line)
         ]
         lines = _mask_across_lines(article, lines)
         japanese = article.language == "ja"
@@ -305,6 +309,7 @@ class LanguageQualityChecker(BaseChecker):
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
         boxed |= _labelled_notes(article)
+        quoted = _quoted_thoughts(sentences)
         for sentence in sentences:
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -352,7 +357,9 @@ class LanguageQualityChecker(BaseChecker):
             math = _mathematical(article, sentence)
             # A thought that trails off (「問題ないのではないか…。」) is the writer's inner voice.
             trailing_off = TRAILING_OFF.search(sentence.text.rstrip()) is not None
-            if kind == "text" and sentence.text.rstrip().endswith(JA_FULL_STOPS) and not (aside or short or math or trailing_off):
+            if kind == "text" and sentence.text.rstrip().endswith(JA_FULL_STOPS) and not (
+                aside or short or math or trailing_off or id(sentence) in quoted
+            ):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
@@ -421,13 +428,16 @@ class LanguageQualityChecker(BaseChecker):
     def _doubled_words(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:doubled-word — the same word (japanese.doubled_words) or compound particle
         (japanese.doubled_phrases, というという) typed twice."""
-        slips = [(current.surface, current) for _previous, current in doubled_words(tokens, frozenset(index for index, _line in sentence.breaks))]
-        for word, copy in slips + doubled_phrases(tokens):
+        slips = [
+            (current.surface, sentence.text[previous.begin : current.end], current)  # as written: 「the the」
+            for previous, current in doubled_words(tokens, frozenset(index for index, _line in sentence.breaks))
+        ]
+        for word, written, copy in slips + [(word, word * 2, copy) for word, copy in doubled_phrases(tokens)]:
             return [self._say(
                 article, "warning", sentence.line_at(copy.begin), "rule:doubled-word",
-                (f"同じ語が続いています: 「{word * 2}」", f"「{word}」を一つ消してください。",
+                (f"同じ語が続いています: 「{written}」", f"「{word}」を一つ消してください。",
                  "ほとんどの場合、入力の誤りです。"),
-                (f"Doubled word: 「{word * 2}」.", f"Remove one 「{word}」.", "Usually a typing slip."),
+                (f"Doubled word: 「{written}」.", f"Remove one 「{word}」.", "Usually a typing slip."),
             )]
         return []
 
@@ -657,6 +667,30 @@ def _blank_keeping_lines(match: re.Match[str]) -> str:
 
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
 
+
+
+_NO_TOKEN = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
+_FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
+
+
+def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
+    """Sentences (by id) that are a thought or a remark quoted without brackets: the next sentence,
+    on the line where this one ends, opens with a quoting particle and a verb (「…よく分からん。という
+    人向けの記事です。」, 「…。と思いました。」, 「…。と認識したうえで」, 「…。って言われても」). A
+    sentence cannot open with と or って, so the full stop before it closes the quotation, not a
+    sentence of the writer's own."""
+    quoted = set()
+    for sentence, after in itertools.pairwise(sentences):
+        if after.line_start != sentence.line_end:
+            continue
+        head = [t for t in tokenize(after.text.lstrip()[:12]) if t.pos1 != "空白"][:4] + [_NO_TOKEN] * 2
+        saying = head[1].pos1 == "動詞" or (head[1].pos1 == "名詞" and head[2].base == "する")  # と認識して
+        connective = head[1].base in ("いう", "言う") and (
+            head[2].surface in _FORMAL_AFTER_IU or (head[2].surface == "て" and head[3].surface == "も")
+        )  # 「…。ということで」「…。というのも」「…。といっても」: the writer goes on from their own sentence
+        if saying and not connective and head[0].surface in ("と", "って") and head[0].pos1 == "助詞":
+            quoted.add(id(sentence))
+    return quoted
 
 def _mathematical(article: ParsedArticle, sentence: Sentence) -> bool:
     """A sentence with TeX math in it, or one that introduces a math block (「次のように書ける。」)."""
