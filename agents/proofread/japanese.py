@@ -317,6 +317,8 @@ def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
                 continue
             if start == 0 or words[start - 1].pos1 == "補助記号":
                 continue  # 「ではでは、」 opening a sentence: a greeting, not a particle typed twice
+            if any(t.pos1 == "代名詞" for t in first):
+                continue  # 「AはそれはそれでB」「これはこれで」: a pronoun repeated with は is an idiom
             if any(b.begin - a.end > 0 for a, b in itertools.pairwise(first + second)):
                 continue  # typed apart: not one slip
             if any(second[0] is copy for _phrase, copy in found):

@@ -2355,3 +2355,26 @@ def test_round_61_a_thought_quoted_without_brackets_keeps_its_own_style():
                  # 「ということで」 goes on from the writer's own sentence: no quotation
                  "単独では間違えてもらわないといけない。ということで、間違えてもらうことにしました。\n"):
         assert "rule:mixed-style" in sources("language_quality", JA_HEAD + polite + slip), slip
+
+
+def test_sweep_61_a_query_value_ends_at_the_next_ampersand():
+    # Google's `authuser=0` picks the signed-in account; the rest of the query is other parameters.
+    line = "https://firebase.google.com/docs/crashlytics/test-implementation?authuser=0&platform=ios&hl=ja#swiftui\n"
+    assert "rule:link-secret" not in sources("privacy", JA_HEAD + line)
+    leaked = "https://example.com/callback?auth_token=9fK2xQ7vLm3ZpR8tYw4N&platform=ios\n"
+    assert "rule:link-secret" in sources("privacy", JA_HEAD + leaked)
+
+
+def test_sweep_61_a_service_named_after_secrets_is_no_credential():
+    # LocalStack's health check lists its services: `secretsmanager` is AWS Secrets Manager.
+    health = '# Health\n\n```json\n{"services": {"s3": "running", "secretsmanager": "available", "ssm": "available"}}\n```\n'
+    assert "rule:hardcoded-credential" not in sources("code_quality", health)
+    config = '# Config\n\n```json\n{"secret": "catchThatBird"}\n```\n'
+    assert "rule:hardcoded-credential" in sources("code_quality", config)
+
+
+def test_sweep_61_sore_wa_sore_de_is_an_idiom_not_a_doubled_particle():
+    line = "スクロール領域をうまく検出するのはそれはそれで時間がかかりそうなので仕方ないような気もします。\n"
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + line)
+    for slip in ("これはこの設定についてについて説明する記事です。\n", "gRPC では通信では通信を行うインターフェースを定義します。\n"):
+        assert "rule:doubled-word" in sources("language_quality", JA_HEAD + slip), slip

@@ -128,7 +128,8 @@ _EXTERNAL_SECRET = re.compile(r"^\s*(?:kind:\s*(?:Cluster)?ExternalSecret\b|-?\s
 # `secretName`, `secretKeyRef`; `password_file`, `token_type`), not the secret itself.
 _WHERE_KEPT = re.compile(
     r"(?i)(?:name|ref|namespace|path|file|dir|env|var|arn|url|uri|provider|type|kind|store|mount|"
-    r"length|ttl|header|field|selector|version|source|location)s?$"
+    r"length|ttl|header|field|selector|version|source|location|"
+    r"manager|service)s?$"  # `secretsmanager`: AWS Secrets Manager, a service's name (LocalStack's health list)
 )
 
 # The sentence before a block saying that what follows is what a program printed or answered.
