@@ -310,7 +310,7 @@ class LanguageQualityChecker(BaseChecker):
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
         boxed |= _labelled_notes(article)
         quoted = _quoted_thoughts(sentences)
-        for sentence in sentences:
+        for index, sentence in enumerate(sentences):
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
             issues += self._length_ja(article, sentence, tokens)
@@ -358,7 +358,7 @@ class LanguageQualityChecker(BaseChecker):
             # A thought that trails off (「問題ないのではないか…。」) is the writer's inner voice.
             trailing_off = TRAILING_OFF.search(sentence.text.rstrip()) is not None
             if kind == "text" and sentence.text.rstrip().endswith(JA_FULL_STOPS) and not (
-                aside or short or math or trailing_off or id(sentence) in quoted
+                aside or short or math or trailing_off or index in quoted
             ):
                 style = sentence_style(tokens)
                 if style:
@@ -668,19 +668,18 @@ def _blank_keeping_lines(match: re.Match[str]) -> str:
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
 
 
-
 _NO_TOKEN = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 
 
 def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
-    """Sentences (by id) that are a thought or a remark quoted without brackets: the next sentence,
+    """Indices of the sentences that are a thought or a remark quoted without brackets: the next sentence,
     on the line where this one ends, opens with a quoting particle and a verb (「…よく分からん。という
     人向けの記事です。」, 「…。と思いました。」, 「…。と認識したうえで」, 「…。って言われても」). A
     sentence cannot open with と or って, so the full stop before it closes the quotation, not a
     sentence of the writer's own."""
-    quoted = set()
-    for sentence, after in itertools.pairwise(sentences):
+    quoted: set[int] = set()
+    for index, (sentence, after) in enumerate(itertools.pairwise(sentences)):
         if after.line_start != sentence.line_end:
             continue
         head = [t for t in tokenize(after.text.lstrip()[:12]) if t.pos1 != "空白"][:4] + [_NO_TOKEN] * 2
@@ -689,8 +688,9 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
             head[2].surface in _FORMAL_AFTER_IU or (head[2].surface == "て" and head[3].surface == "も")
         )  # 「…。ということで」「…。というのも」「…。といっても」: the writer goes on from their own sentence
         if saying and not connective and head[0].surface in ("と", "って") and head[0].pos1 == "助詞":
-            quoted.add(id(sentence))
+            quoted.add(index)
     return quoted
+
 
 def _mathematical(article: ParsedArticle, sentence: Sentence) -> bool:
     """A sentence with TeX math in it, or one that introduces a math block (「次のように書ける。」)."""
