@@ -680,7 +680,7 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
     sentence of the writer's own."""
     quoted: set[int] = set()
     for index, (sentence, after) in enumerate(itertools.pairwise(sentences)):
-        if after.line_start != sentence.line_end:
+        if after.line_start != sentence.line_end or not after.text.lstrip().startswith(("と", "って")):
             continue
         head = [t for t in tokenize(after.text.lstrip()[:12]) if t.pos1 != "空白"][:4] + [_NO_TOKEN] * 2
         saying = head[1].pos1 == "動詞" or (head[1].pos1 == "名詞" and head[2].base == "する")  # と認識して
