@@ -2378,3 +2378,11 @@ def test_sweep_61_sore_wa_sore_de_is_an_idiom_not_a_doubled_particle():
     assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + line)
     for slip in ("これはこの設定についてについて説明する記事です。\n", "gRPC では通信では通信を行うインターフェースを定義します。\n"):
         assert "rule:doubled-word" in sources("language_quality", JA_HEAD + slip), slip
+
+
+def test_round_48_the_term_a_list_item_defines_is_a_name():
+    # CS:APP's labs, each defined in a list item: shlab is the shell lab, no misspelt slab.
+    labs = "Highlights:\n\n* malloclab -- a segregated-list malloc.\n* shlab -- processes, signal handling.\n"
+    text = "# Course notes\n\nThis course is about systems programming and the labs that come with it.\n\n" + labs
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", text.replace("* shlab --", "* the shlab is about"))

@@ -243,6 +243,9 @@ def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
     return tuple(words)
 
 
+# A list item that opens with a term and a dash or a colon (`* shlab -- processes, signal handling`).
+_LIST_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
+_TERM_DASH = re.compile(r"\s+(?:--|—|–|-|:)\s|:\s")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
 _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 
@@ -442,6 +445,8 @@ class SpellingChecker(BaseChecker):
                     continue  # the link's own address names it: [zulip](https://rust-lang.zulipchat.com)
                 if word in PHRASE_TAILS and line[:column].rstrip().lower().endswith(PHRASE_TAILS[word]):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
+                if _LIST_MARKER.fullmatch(line[:column]) and _TERM_DASH.match(line, column + len(word)):
+                    continue  # `* shlab -- processes, signals`: the term a list item defines, a name the writer gives
                 seen.add(word)
                 if not is_known(word):
                     unknown.append((number, word))
