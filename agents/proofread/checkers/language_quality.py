@@ -680,9 +680,10 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
     sentence of the writer's own."""
     quoted: set[int] = set()
     for index, (sentence, after) in enumerate(itertools.pairwise(sentences)):
-        if after.line_start != sentence.line_end or not after.text.lstrip().startswith(("と", "って")):
+        opening = after.text.lstrip()
+        if after.line_start != sentence.line_end or not opening.startswith(("と", "って")):
             continue
-        head = [t for t in tokenize(after.text.lstrip()[:12]) if t.pos1 != "空白"][:4] + [_NO_TOKEN] * 2
+        head = ([t for t in tokenize(opening[:12]) if t.pos1 != "空白"] + [_NO_TOKEN] * 4)[:4]  # always four
         saying = head[1].pos1 == "動詞" or (head[1].pos1 == "名詞" and head[2].base == "する")  # と認識して
         connective = head[1].base in ("いう", "言う") and (
             head[2].surface in _FORMAL_AFTER_IU or (head[2].surface == "て" and head[3].surface == "も")
