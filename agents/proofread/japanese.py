@@ -199,6 +199,8 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if token.surface == "は" and _parallel_topics(tokens, first, index):
             continue
+        if token.surface == "は" and _contrasted_later(tokens, index, candidates):
+            continue
         pairs.append((tokens[first], token))
     return pairs
 
@@ -225,6 +227,20 @@ def _parallel_topics(tokens: list[Token], first: int, second: int) -> bool:
     return any(
         t.surface == "で" and tokens[i - 1].pos1 in ("名詞", "接尾辞") and tokens[i + 1].pos1 in ("名詞", "代名詞")
         for i, t in enumerate(tokens[first + 2 : second - 1], start=first + 2)
+    )
+
+
+_COMMAS = frozenset({"、", "，", ","})
+
+
+def _contrasted_later(tokens: list[Token], second: int, candidates: list[int]) -> bool:
+    """「私は[700ms以上のコマンドは表示]、[45秒以上のコマンドは通知を送る]」: the second は opens the
+    first of two clauses set against each other, each with its own は after a 読点; it contrasts,
+    it does not repeat the writer's topic."""
+    return any(
+        tokens[later].surface == "は"
+        and any(t.surface in _COMMAS for t in tokens[second + 1 : later])
+        for later in candidates if later > second
     )
 
 

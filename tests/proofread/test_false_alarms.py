@@ -2386,3 +2386,14 @@ def test_round_48_the_term_a_list_item_defines_is_a_name():
     text = "# Course notes\n\nThis course is about systems programming and the labs that come with it.\n\n" + labs
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", text.replace("* shlab --", "* the shlab is about"))
+
+
+def test_round_62_a_wa_that_opens_the_first_of_two_contrasted_clauses_is_no_doubled_topic():
+    # 「私は[700ms以上のコマンドは…表示]、[45秒以上かかったコマンドは…送る]」: the writer's topic, then
+    # two clauses set against each other, each with its own は.
+    line = "閾値を設定できて、私は700ms以上のコマンドは実行時間を表示、45秒以上かかったコマンドは通知を送るように設定しています。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line)
+    # No second contrasted clause: the two は still compete for one predicate.
+    for slip in ("経験年数が短い人は自分は希望年収を書いた方が良いです。\n",
+                 "私は700ms以上のコマンドは実行時間を表示するように、設定しています。\n"):
+        assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + slip), slip

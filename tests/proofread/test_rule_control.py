@@ -272,3 +272,14 @@ def test_a_group_of_findings_made_in_english_stays_in_english():
     assert [i.problem for i in apply_rule_control(issues, {})] == [
         "4 sentences are not in the style most of the article is written in (lines 3, 5, 7, 9)."
     ]
+
+
+def test_curl_piped_into_a_shell_is_off_by_default_and_a_project_can_turn_it_on():
+    text = "# Install\n\n```bash\ncurl -sS https://starship.rs/install.sh | sh\nchmod 777 /tmp/x\n```\n"
+    from tests.proofread.test_false_alarms import run
+
+    found = run("code_quality", text)
+    assert "rule:curl-pipe-shell" in {i.source for i in found}  # the checker still sees it…
+    default = {i.source for i in apply_rule_control(found, {})}
+    assert "rule:curl-pipe-shell" not in default and "rule:chmod-777" in default  # …the writer does not
+    assert "rule:curl-pipe-shell" in {i.source for i in apply_rule_control(found, {"curl-pipe-shell": "on"})}
