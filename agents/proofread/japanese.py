@@ -440,7 +440,7 @@ def _quoting_te(tokens: list[Token], index: int) -> bool:
 
 
 # Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.
-_ITEM_SEPARATORS = {"、", "・", "，", ","}
+_ITEM_SEPARATORS = {"、", "・", "，", ",", "→"}  # → chains steps or versions: 「Thread→ExecutorService→Coroutines」
 _ITEM_MAX_CHARS = 30  # an item longer than this reads as a clause of its own
 _MIN_ENUMERATED = 2  # items in a row, before the last one that ends the list inside the next clause
 

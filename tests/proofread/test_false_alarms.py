@@ -2397,3 +2397,13 @@ def test_round_62_a_wa_that_opens_the_first_of_two_contrasted_clauses_is_no_doub
     for slip in ("経験年数が短い人は自分は希望年収を書いた方が良いです。\n",
                  "私は700ms以上のコマンドは実行時間を表示するように、設定しています。\n"):
         assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + slip), slip
+
+
+def test_round_63_a_chain_of_names_joined_by_arrows_is_read_item_by_item():
+    chain = "synchronized→Thread→ExecutorService→AsyncTask→Coroutines→Virtual Threads"
+    line = (f"- Android側の非同期処理の変遷({chain})は「排他制御」と「順序保証」の違い、"
+            "そして抽象化レベルの引き上げの歴史として整理できる\n")
+    assert "rule:sentence-length" not in sources("language_quality", JA_HEAD + line)
+    # The same steps told as clauses are a long sentence.
+    clauses = line.replace(chain, "synchronizedで始まってThreadを経てExecutorServiceに移りAsyncTaskとCoroutinesを通ってVirtual Threadsに至る")
+    assert "rule:sentence-length" in sources("language_quality", JA_HEAD + clauses)
