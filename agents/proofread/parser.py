@@ -71,6 +71,9 @@ HATENA_PRE = re.compile(r"^>\|([\w+#.-]*)\|?\s*$")
 HATENA_PRE_END = re.compile(r"^\|\|?<\s*$")
 QUOTE_MARKERS = re.compile(r"^[ >]*>")
 FENCE_CLOSE = re.compile(r"^\s*(`{3,}|~{3,})\s*$")
+# A shell prompt that names the host or the directory before its $ or %: `ns-nt078:~ too$ rbenv init`,
+# `[ncdc@www3225ug mydomain]$ ls`, `user@host:~/src$ make`.
+HOST_PROMPT = re.compile(r"^\s*\[?[\w.-]+(?:@[\w.-]+|:[~\w./-]*)(?:\s+[\w.~/-]+)?\]?[$%]\s+\S")
 CONTAINER_NAME = re.compile(r"^\s*([A-Za-z][\w-]*)")
 CONTAINER_CLOSE = re.compile(r"^\s*:{3,}\s*$")
 COMMENT = re.compile(r"<!--(.*?)-->", re.S)
@@ -473,12 +476,21 @@ class _Walk:
         its line is still no prose, but it opens no section."""
         setext = token.markup in ("=", "-")
         self._mark(start, end, "heading")
-        if quoted:
+        if quoted or (not setext and token.tag == "h1" and self._under_prompt(start)):
             return
         self.headings.append(Heading(
             level=int(token.tag[1]), text=" ".join(inline.content.split()), line=start + 1,
             style="setext" if setext else "atx", line_end=end,
         ))
+
+    def _under_prompt(self, start: int) -> bool:
+        """`# Load rbenv automatically by adding` right under `ns-nt078:~ too$ rbenv init`: a terminal
+        session pasted without a fence, whose `#` lines are the program's comments, not headings.
+        Only `# ` lines directly under the prompt (no blank line between) count."""
+        above = start - 1
+        while above >= 0 and self.lines[above].startswith("# "):
+            above -= 1
+        return above >= 0 and HOST_PROMPT.match(self.lines[above]) is not None
 
     def _fence(self, token: Token, start: int, end: int) -> None:
         last = self.lines[end - 1] if end - 1 > start else ""

@@ -2407,3 +2407,24 @@ def test_round_63_a_chain_of_names_joined_by_arrows_is_read_item_by_item():
     # The same steps told as clauses are a long sentence.
     clauses = line.replace(chain, "synchronizedで始まってThreadを経てExecutorServiceに移りAsyncTaskとCoroutinesを通ってVirtual Threadsに至る")
     assert "rule:sentence-length" in sources("language_quality", JA_HEAD + clauses)
+
+
+def test_round_64_a_terminal_session_pasted_without_a_fence_opens_no_section():
+    # `rbenv init` prints two `#` comment lines; pasted unfenced, Markdown renders them as h1.
+    session = ("ns-nt078:~ too$ rbenv init\n# Load rbenv automatically by adding\n"
+               "# the following to ~/.bash_profile:\n\neval \"$(rbenv init -)\"\n\nns-nt078:~ too$ which ruby\n")
+    text = "# rbenv\n\nrbenv を入れた時のログです。\n\n" + session
+    assert "rule:empty-section" not in sources("structure", text)
+    headings = [h.text for h in parse_article(text).headings]
+    assert headings == ["rbenv"]
+    # A heading of the writer's own, after a blank line, still opens its section.
+    written = text + "\n# Load rbenv automatically by adding\n# Next\n\nSome text.\n"
+    assert "rule:empty-section" in sources("structure", written)
+
+
+def test_round_64_a_package_with_its_version_in_parentheses_is_a_name():
+    output = "Installing celluloid (0.13.0)\nInstalling minitar (0.5.4)\nInstalling systemu (2.5.2)\n"
+    text = "# Gems\n\nThe bundle installs these gems and their dependencies.\n\n" + output
+    assert "rule:spelling" not in sources("language_quality", text)
+    # A bare version is not enough: a typo before it stays a typo.
+    assert "rule:spelling" in sources("language_quality", text + "\nThe scripts run on pyhton 3.12 only.\n")

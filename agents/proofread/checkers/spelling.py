@@ -246,6 +246,9 @@ def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
 # A list item that opens with a term and a dash or a colon (`* shlab -- processes, signal handling`).
 _LIST_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
 _TERM_DASH = re.compile(r"\s+(?:--|—|–|-|:)\s|:\s")
+# A package with its version in parentheses after it, as bundler and `gem list` print them
+# (`Installing minitar (0.5.4)`). A bare version is not enough: “Pyhton 3.12” is a typo all the same.
+_VERSION_AFTER = re.compile(r" ?\(v?\d+(?:\.\d+)+\)")
 _LATIN_WORD = re.compile(r"[A-Za-z\u00c0-\u024f\u1e00-\u1eff]+")
 _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 
@@ -447,6 +450,8 @@ class SpellingChecker(BaseChecker):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
                 if _LIST_MARKER.fullmatch(line[:column]) and _TERM_DASH.match(line, column + len(word)):
                     continue  # `* shlab -- processes, signals`: the term a list item defines, a name the writer gives
+                if _VERSION_AFTER.match(line, column + len(word)):
+                    continue  # `Installing systemu (2.5.2)`: a package and its version
                 seen.add(word)
                 if not is_known(word):
                     unknown.append((number, word))
