@@ -137,6 +137,17 @@ def _contrastive_wa(tokens: list[Token], index: int) -> bool:
     )
 
 
+def _negated(tokens: list[Token], index: int) -> bool:
+    """「関係はない」「理由はありません」: the は right before a negated ある marks what is denied, not
+    a topic (as 「作成はできました」 contrasts); 「これは大した理由はない」 has one topic."""
+    following = [t for t in tokens[index + 1 : index + 4] if t.pos1 != "空白"]
+    if not following:
+        return False
+    if following[0].pos1 == "形容詞" and following[0].base in ("ない", "無い"):
+        return True
+    return following[0].base in ("ある", "有る") and [t.base for t in following[1:3]] in (["ます", "ぬ"], ["ない"])
+
+
 def _compound_particle(tokens: list[Token], index: int) -> bool:
     token = tokens[index]
     following = tokens[index + 1] if index + 1 < len(tokens) else None
@@ -174,7 +185,7 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue  # では, には, とは, ではない
         if following is not None and following.pos1 == "助詞" and following.begin == token.end:
             continue  # には, をも, でも: a compound, not the simple particle
-        if _compound_particle(tokens, index) or (token.surface == "は" and _contrastive_wa(tokens, index)):
+        if _compound_particle(tokens, index) or (token.surface == "は" and (_contrastive_wa(tokens, index) or _negated(tokens, index))):
             continue
         if token.surface == "は" and previous is not None and previous.surface in ADVERBIAL_WA:
             continue  # 実は, 要は: adverbs, which the dictionary splits into a noun + は

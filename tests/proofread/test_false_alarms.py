@@ -2428,3 +2428,12 @@ def test_round_64_a_package_with_its_version_in_parentheses_is_a_name():
     assert "rule:spelling" not in sources("language_quality", text)
     # A bare version is not enough: a typo before it stays a typo.
     assert "rule:spelling" in sources("language_quality", text + "\nThe scripts run on pyhton 3.12 only.\n")
+
+
+def test_round_65_the_wa_before_a_negated_aru_marks_what_is_denied():
+    for line in ("今まで見てきたメタプログラミングという側面とこの側面は直接には関係はないのですが、DSLでは便利に使います。\n",
+                 "これは大した理由はないのですが、慣れているのでこちらを使います。\n",
+                 "この方式は特に制限はありませんが、速度が落ちます。\n"):
+        assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line), line
+    # A verb between (「エラーは出なくなった」) keeps the stacked は a finding.
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "しかしこれはエラーは出なくなったものの遅くなりました。\n")
