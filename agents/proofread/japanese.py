@@ -206,7 +206,9 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
-        if token.surface == "を" and (_in_relative_clause(tokens, index) or _button_label(tokens, first, index)):
+        if token.surface == "を" and (
+            _in_relative_clause(tokens, index) or _button_label(tokens, first, index) or _field_label(tokens, index)
+        ):
             continue
         if token.surface == "は" and _parallel_topics(tokens, first, index):
             continue
@@ -229,6 +231,21 @@ def _button_label(tokens: list[Token], first: int, second: int) -> bool:
     return (
         len(between) == 1 and between[0].pos[2] == "サ変可能"
         and following is not None and (following.surface in _PRESSED or following.base in _PRESSED)
+    )
+
+
+# The parts of a screen a label names: 「コードを検証の部分」「ファイルを選択ボタン」.
+_SCREEN_PARTS = frozenset({"部分", "欄", "ボタン", "項目", "画面", "タブ", "メニュー", "フィールド", "リンク", "ダイアログ"})
+
+
+def _field_label(tokens: list[Token], second: int) -> bool:
+    """「その数値をコードを検証の部分に入力します」: the second を is inside a field's label (「コードを検証」,
+    an action written as the label: a する-noun right after it), named as a part of the screen."""
+    following = [t for t in tokens[second + 1 : second + 4] if t.pos1 != "空白"]
+    return (
+        len(following) >= 2 and following[0].pos[2] == "サ変可能"
+        and (following[1].base in _SCREEN_PARTS
+             or (following[1].surface == "の" and len(following) > 2 and following[2].base in _SCREEN_PARTS))
     )
 
 

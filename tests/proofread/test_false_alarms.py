@@ -2437,3 +2437,19 @@ def test_round_65_the_wa_before_a_negated_aru_marks_what_is_denied():
         assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line), line
     # A verb between (「エラーは出なくなった」) keeps the stacked は a finding.
     assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "しかしこれはエラーは出なくなったものの遅くなりました。\n")
+
+
+def test_round_3_a_field_label_written_as_an_action_holds_its_own_wo():
+    # Proxmox's two-factor dialog has a field labelled 「コードを検証」 (Verify Code).
+    line = "QRコードが正しく読み込めると、アプリ上に数桁のコードが表示されるので、その数値をコードを検証の部分に入力します。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + line)
+    assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + "画像をファイルを選択ボタンから選びます。\n")
+    # Not a part of the screen: two を still compete for one verb.
+    assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + "その数値をコードを検証して入力します。\n")
+
+
+def test_round_54_a_french_phrase_wrapped_across_lines_is_no_misspelling():
+    text = ("# dotGo\n\nWe argued over a decision tree for ranking pastries (almond croissant vs. pain au\n"
+            "chocolat), then boarded the train to the conference.\n")
+    assert "rule:spelling" not in sources("language_quality", text)
+    assert "rule:spelling" in sources("language_quality", text.replace("pain au\nchocolat", "pain and\nchocolat"))

@@ -246,6 +246,8 @@ def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
 # A list item that opens with a term and a dash or a colon (`* shlab -- processes, signal handling`).
 _LIST_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
 _TERM_DASH = re.compile(r"\s+(?:--|—|–|-|:)\s|:\s")
+# A French preposition English does not have: what follows is French (pain au chocolat, à la carte).
+_FRENCH_BEFORE = re.compile(r"(?:^|[\s(])(?:au|aux|à)\s+$", re.I)
 # A package with its version in parentheses after it, as bundler and `gem list` print them
 # (`Installing minitar (0.5.4)`). A bare version is not enough: “Pyhton 3.12” is a typo all the same.
 _VERSION_AFTER = re.compile(r" ?\(v?\d+(?:\.\d+)+\)")
@@ -436,7 +438,9 @@ class SpellingChecker(BaseChecker):
         seen: set[str] = set()
         quoted = _sic_paragraphs(article) | _one_word_lists(article)
         listed = _paragraph_names(article)
+        before = (0, "")  # the prose line above, for a phrase that wraps: `pain au` / `chocolat`
         for number, line in article.prose_lines():
+            above, before = (before[1] if before[0] == number - 1 else ""), (number, line)
             if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
                 continue
             names = listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
@@ -450,6 +454,8 @@ class SpellingChecker(BaseChecker):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
                 if _LIST_MARKER.fullmatch(line[:column]) and _TERM_DASH.match(line, column + len(word)):
                     continue  # `* shlab -- processes, signals`: the term a list item defines, a name the writer gives
+                if _FRENCH_BEFORE.search((above + " " if not line[:column].strip() else "") + line[:column]):
+                    continue  # pain au chocolat, café au lait, à la carte: French after au/aux/à, no English typo
                 if _VERSION_AFTER.match(line, column + len(word)):
                     continue  # `Installing systemu (2.5.2)`: a package and its version
                 seen.add(word)
