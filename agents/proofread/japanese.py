@@ -185,8 +185,10 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue  # では, には, とは, ではない
         if following is not None and following.pos1 == "助詞" and following.begin == token.end:
             continue  # には, をも, でも: a compound, not the simple particle
-        if _compound_particle(tokens, index) or (token.surface == "は" and (_contrastive_wa(tokens, index) or _negated(tokens, index))):
+        if _compound_particle(tokens, index):
             continue
+        if token.surface == "は" and (_contrastive_wa(tokens, index) or _negated(tokens, index)):
+            continue  # 直接は, 今は: contrast; 関係はない: what is denied
         if token.surface == "は" and previous is not None and previous.surface in ADVERBIAL_WA:
             continue  # 実は, 要は: adverbs, which the dictionary splits into a noun + は
         if token.surface == "は" and previous is not None and previous.pos1 == "接続詞" and previous.end == token.begin:

@@ -438,9 +438,10 @@ class SpellingChecker(BaseChecker):
         seen: set[str] = set()
         quoted = _sic_paragraphs(article) | _one_word_lists(article)
         listed = _paragraph_names(article)
-        before = (0, "")  # the prose line above, for a phrase that wraps: `pain au` / `chocolat`
+        previous = (0, "")  # the prose line read before, for a phrase that wraps: `pain au` / `chocolat`
         for number, line in article.prose_lines():
-            above, before = (before[1] if before[0] == number - 1 else ""), (number, line)
+            above = previous[1] if previous[0] == number - 1 else ""
+            previous = (number, line)
             if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
                 continue
             names = listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
@@ -454,7 +455,8 @@ class SpellingChecker(BaseChecker):
                     continue  # the second word of a fixed phrase: vice versa, per se, ad hoc
                 if _LIST_MARKER.fullmatch(line[:column]) and _TERM_DASH.match(line, column + len(word)):
                     continue  # `* shlab -- processes, signals`: the term a list item defines, a name the writer gives
-                if _FRENCH_BEFORE.search((above + " " if not line[:column].strip() else "") + line[:column]):
+                lead = line[:column] if line[:column].strip() else f"{above} "
+                if _FRENCH_BEFORE.search(lead):
                     continue  # pain au chocolat, café au lait, à la carte: French after au/aux/à, no English typo
                 if _VERSION_AFTER.match(line, column + len(word)):
                     continue  # `Installing systemu (2.5.2)`: a package and its version
