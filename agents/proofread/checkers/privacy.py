@@ -285,7 +285,7 @@ def find_secrets(line: str, number: int) -> list[Finding]:
         in_query = _in_url_query(line, match.start(1))
         if in_query:
             value = re.split(r"[&#]", value, maxsplit=1)[0]  # `?authuser=0&platform=ios`: the value is `0`
-        if len(value) >= 8 and looks_random(value):
+        if looks_random(value):
             if in_query:
                 if LINK_PASSCODE.search(match.group(1)):
                     continue  # the link's own access code: whoever holds the link is meant to join
