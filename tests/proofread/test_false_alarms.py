@@ -2453,3 +2453,24 @@ def test_round_54_a_french_phrase_wrapped_across_lines_is_no_misspelling():
             "chocolat), then boarded the train to the conference.\n")
     assert "rule:spelling" not in sources("language_quality", text)
     assert "rule:spelling" in sources("language_quality", text.replace("pain au\nchocolat", "pain and\nchocolat"))
+
+
+def test_round_67_two_multiplication_signs_in_one_paragraph_are_no_emphasis():
+    # A derivation written as text: each `*` has a space on both sides, so neither opens emphasis.
+    derivation, emphasis = linted(
+        JA_HEAD + "そして、M1を求める手順によるとP’’z = 2/(F-N) * P’zなので、P’zについて解くと\n"
+        "P’z = (F-N)/2 * P’’zより\n",
+        # Emphasis the writer meant, its spaces inside the markers, is still reported.
+        JA_HEAD + "ここは * 重要 * です。\n",
+    )
+    assert "pymarkdownlnt:MD037" not in {rule for rule, _ in derivation}
+    assert ("pymarkdownlnt:MD037", 3) in emphasis
+
+
+def test_round_67_an_error_message_under_a_python_tag_is_output():
+    text = "# Colab\n\nColab でこんなエラーが出ました。\n\n```python\nURLError: <urlopen error [Errno 99] Cannot assign requested address>\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", text)
+    # Code that merely starts with an annotated name is still Python to check.
+    broken = text.replace("URLError: <urlopen error [Errno 99] Cannot assign requested address>",
+                          "from urllib.error import URLError\nprint(URLError(\"x\")")
+    assert "rule:syntax-python" in sources("code_quality", broken)

@@ -115,6 +115,10 @@ TRACE_LINE = re.compile(
 )
 
 
+# How a Python run reports an error: the traceback's header, or the exception's own line.
+PYTHON_ERROR_OUTPUT = re.compile(r"Traceback \(most recent call last\):|[A-Za-z_][\w.]*(?:Error|Exception|Warning): \S")
+
+
 def is_stack_trace(content: str) -> bool:
     """Most lines of the block are frames of a stack trace (at least three of them)."""
     lines = [line for line in content.split("\n") if line.strip()]
@@ -242,8 +246,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # JSON with comments (jsonc: VS Code's settings and the like)
         if language in PYTHON and all(SHELL_COMMAND.match(line) for line in block.content.splitlines() if line.strip()):
             return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
-        if language in PYTHON and block.content.lstrip().startswith("Traceback (most recent call last):"):
-            return []  # the error a run printed, shown under the language it came from: output, not code
+        if language in PYTHON and PYTHON_ERROR_OUTPUT.match(block.content.lstrip()):
+            return []  # the error a run printed (`Traceback …`, `URLError: <urlopen error …>`): output, not code
         if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
             return []  # the first line is indented: lines from inside a function or class, an excerpt
         if language in JSON and JSON_PLACEHOLDER.search(block.content):

@@ -315,7 +315,7 @@ class MarkdownFormatChecker(BaseChecker):
                 run_in.append(line)  # text right under a table, with no blank line: it became the table's rows
                 continue
             if rule == "md037" and (_in_math_or_code(article.line(line), column) or ARITHMETIC_STAR.search(article.line(line))):
-                continue  # `$x _ 1$`: a subscript in inline math; `7866 * 1024 * 1024`: a product, not emphasis
+                continue  # `$x _ 1$`: a subscript in inline math; `7866 * 1024`, `(F-N)/2 * P’z`: a product, not emphasis
             if rule == "md011" and _aside_before_link(article.line(line), column):
                 continue  # `(aside)[text](url)`: a parenthesis, then a link; or math or code (`$E(K)[m]$`)
             if rule == "md011" and _after_link_text(article.line(line), column):
@@ -554,9 +554,9 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
 # A heading's # is followed by its text: after `#[` (a Rust attribute), `#!` (a shebang) or `#{`
 # the line was never meant as one.
 CODE_LIKE_HASH = re.compile(r"\s{0,3}#+[!-\"$-/:-@\[-`{-~]")
-# A spaced * between numbers is a multiplication sign (CommonMark leaves it as text).
-# `7866 * 1024 * 1024`, `A[P] * A[Q] * A[R]`: a product, the star between two operands.
-ARITHMETIC_STAR = re.compile(r"[\d\])]\s+\*\s+(?:\d|\w+\[)")
+# A spaced * after a number or a bracket, before an operand, is a multiplication sign (CommonMark
+# leaves it as text): `7866 * 1024 * 1024`, `A[P] * A[Q]`, `2/(F-N) * P’z`, `(F-N)/2 * P’’z`.
+ARITHMETIC_STAR = re.compile(r"[\d\])]\s+\*\s+[\w(]")
 
 
 def _in_math_or_code(line: str, column: int) -> bool:
