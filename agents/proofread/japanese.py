@@ -410,8 +410,14 @@ def conjunctive_ga(tokens: list[Token]) -> list[Token]:
         t for i, t in enumerate(tokens)
         if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞" and i not in quoted
         and not (i and tokens[i - 1].conjugation_form.startswith("意志推量形"))
+        and not _PREFATORY.fullmatch("".join(token.surface for token in tokens[:i]).strip())
     ]
     return ga[1:]  # 〜しようが〜しようが (whether… or…) is concessive, not a contrast: left out
+
+
+# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」: the が only announces an aside (前置き),
+# it sets nothing against anything.
+_PREFATORY = re.compile(r"(?:ちなみに|余談|蛇足)(?:なん|なの)?(?:です|だ)")
 
 
 def _inside_quotes(tokens: list[Token]) -> set[int]:

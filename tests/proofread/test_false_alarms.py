@@ -2474,3 +2474,12 @@ def test_round_67_an_error_message_under_a_python_tag_is_output():
     broken = text.replace("URLError: <urlopen error [Errno 99] Cannot assign requested address>",
                           "from urllib.error import URLError\nprint(URLError(\"x\")")
     assert "rule:syntax-python" in sources("code_quality", broken)
+
+
+def test_round_67_a_by_the_way_opener_sets_nothing_against_anything():
+    line = ("ちなみにですが、OpenGLでは左手座標に合わせることが多いらしく、逆転させた行列が標準であるようなのですが"
+            "混乱の元なので記事ではそのままにします。\n")
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line)
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line.replace("ちなみにですが", "余談ですが"))
+    # An opener that itself concedes something (「しつこいですが」) is a contrast like any other.
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + line.replace("ちなみにですが", "しつこいですが"))
