@@ -311,6 +311,9 @@ def _reduplicated_verb(token: Token) -> bool:
             and token.conjugation_form.split("-")[0] in ("連用形", "終止形"))
 
 
+_HYPHENS = ("-", "‐", "－")
+
+
 def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()) -> list[tuple[Token, Token]]:
     """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
     alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
@@ -331,6 +334,10 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             continue  # 「腾讯 腾讯元器」: a name, then after a space a longer name that opens with it
         if previous.base == "する" and before is not None and before.pos1 == "名詞" and before.end == previous.begin:
             continue  # 外出しして, 書き出しして: a noun ending in し (外出し) read as noun + し, then する
+        if (before is not None and before.surface in _HYPHENS and before.end == previous.begin) or (
+            after is not None and after.surface in _HYPHENS and after.begin == current.end
+        ):
+            continue  # `--log-level level`, `--disable-mcp-server server-name`: a word of a hyphenated name
         if (
             previous.surface == current.surface
             and previous.pos[:2] == current.pos[:2]

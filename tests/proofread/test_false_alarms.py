@@ -2483,3 +2483,12 @@ def test_round_67_a_by_the_way_opener_sets_nothing_against_anything():
     assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line.replace("ちなみにですが", "余談ですが"))
     # An opener that itself concedes something (「しつこいですが」) is a contrast like any other.
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + line.replace("ちなみにですが", "しつこいですが"))
+
+
+def test_round_68_a_word_of_a_hyphenated_option_is_not_typed_twice():
+    # `copilot --help` pasted as a list: each option, then its placeholder argument.
+    options = ("- --disable-mcp-server server-name  特定のMCPサーバーを無効にする\n"
+               "- --log-level level              ログレベルを設定する\n")
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + options)
+    # A word typed twice in Japanese prose next to it is still a slip.
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + options + "\n今回の記事では設定ファイルのの書き方について詳しく説明していきます。\n")
