@@ -2492,3 +2492,12 @@ def test_round_68_a_word_of_a_hyphenated_option_is_not_typed_twice():
     assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + options)
     # A word typed twice in Japanese prose next to it is still a slip.
     assert "rule:doubled-word" in sources("language_quality", JA_HEAD + options + "\n今回の記事では設定ファイルのの書き方について詳しく説明していきます。\n")
+
+
+def test_round_69_a_typo_in_the_front_matter_title_is_reported():
+    head = "---\ntitle: The state pattern pracitices for a diagraming app\ndate: 2023-11-25\n---\n\n"
+    body = "Let's begin from the most primordial feature: panning a shape in the canvas.\n"
+    assert lines("language_quality", head + body, "rule:spelling") == [2]
+    # A title of names and terms is left alone, as in the body.
+    named = head.replace("The state pattern pracitices for a diagraming app", "Zola, Hugo and Jekyll compared")
+    assert "rule:spelling" not in sources("language_quality", named + body)

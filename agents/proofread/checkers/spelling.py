@@ -382,6 +382,15 @@ def _one_word_lists(article: ParsedArticle) -> set[int]:
     return lines
 
 
+def _front_matter_title(article: ParsedArticle) -> list[tuple[int, str]]:
+    """The front matter's title on its line, read as prose: the first words a reader sees, and the
+    ones a typo shows most in (`title: The state pattern pracitices …`)."""
+    front = article.front_matter
+    title = front.data.get("title") if front is not None else None
+    line = front.line_of("title") if front is not None else None
+    return [(line, title)] if isinstance(title, str) and line is not None and "\n" not in title else []
+
+
 def _sic_paragraphs(article: ParsedArticle) -> set[int]:
     """The lines of every paragraph (or quote) that holds a [sic]: its misspellings are quoted as
     written on purpose."""
@@ -439,10 +448,13 @@ class SpellingChecker(BaseChecker):
         quoted = _sic_paragraphs(article) | _one_word_lists(article)
         listed = _paragraph_names(article)
         previous = (0, "")  # the prose line read before, for a phrase that wraps: `pain au` / `chocolat`
-        for number, line in article.prose_lines():
+        title = _front_matter_title(article)
+        for number, line in [*title, *article.prose_lines()]:
             above = previous[1] if previous[0] == number - 1 else ""
             previous = (number, line)
-            if article.kind(number) not in _PROSE_KINDS or number in quoted or _other_latin_language(line):
+            if (number, line) not in title and article.kind(number) not in _PROSE_KINDS:
+                continue
+            if number in quoted or _other_latin_language(line):
                 continue
             names = listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
