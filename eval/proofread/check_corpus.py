@@ -6,7 +6,7 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
 ``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
-and each later block (``heldout4`` … ``heldout69``) none from a repository of any earlier set.
+and each later block (``heldout4`` … ``heldout70``) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
 reported as missing when absent there. Each record's ``language`` must be the one the article's
 letters point to (counted, never printed).
@@ -102,6 +102,7 @@ BLOCK_SPLITS = (
     "heldout67",
     "heldout68",
     "heldout69",
+    "heldout70",
 )
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
