@@ -320,7 +320,8 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
     particles (などなど), numerals (ひとつひとつ), adverbial time nouns (毎回毎回), and pairs that only share their spelling
     (書いてて: the auxiliary てる, then the particle て), conjunctions (ただただ), a pair across a line
     break (`line_starts`: where the sentence's lines begin; Zenn and Qiita show each line on its
-    own), and 「外出しして」, which the dictionary reads as 外出 + し + し."""
+    own), a word joined to a hyphenated name (`--log-level level`: an option, then its placeholder),
+    and 「外出しして」, which the dictionary reads as 外出 + し + し."""
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
     pairs = []
@@ -409,6 +410,11 @@ def hedges(tokens: list[Token]) -> list[Token]:
     return found
 
 
+# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」: the が only announces an aside (前置き),
+# it sets nothing against anything.
+_PREFATORY = re.compile(r"(?:ちなみに|余談|蛇足)(?:なん|なの)?(?:です|だ)")
+
+
 def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     """The conjunctive 「が」 (〜ですが、) from the second one in a sentence on
     (textlint's no-doubled-conjunctive-particle-ga)."""
@@ -420,11 +426,6 @@ def conjunctive_ga(tokens: list[Token]) -> list[Token]:
         and not _PREFATORY.fullmatch("".join(token.surface for token in tokens[:i]).strip())
     ]
     return ga[1:]  # 〜しようが〜しようが (whether… or…) is concessive, not a contrast: left out
-
-
-# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」: the が only announces an aside (前置き),
-# it sets nothing against anything.
-_PREFATORY = re.compile(r"(?:ちなみに|余談|蛇足)(?:なん|なの)?(?:です|だ)")
 
 
 def _inside_quotes(tokens: list[Token]) -> set[int]:
