@@ -2501,3 +2501,12 @@ def test_round_69_a_typo_in_the_front_matter_title_is_reported():
     # A title of names and terms is left alone, as in the body.
     named = head.replace("The state pattern pracitices for a diagraming app", "Zola, Hugo and Jekyll compared")
     assert "rule:spelling" not in sources("language_quality", named + body)
+
+
+def test_round_70_a_title_case_typo_in_the_title_is_reported():
+    head = "---\ntitle: \"【初心者向け】AWS IAM Identiry Center 入門！\"\n---\n\n"
+    body = "IAM Identity Center は AWS アカウントへのシングルサインオンを提供します。Identity Center の設定を見ていきます。\n"
+    assert lines("language_quality", head + body, "rule:spelling") == [2]
+    # A capitalised name the body repeats is a name, not a slip.
+    named = "---\ntitle: \"Nydus と Dragonfly で画像を配る\"\n---\n\n"
+    assert "rule:spelling" not in sources("language_quality", named + "Nydus は Dragonfly と組み合わせて使います。Nydus の設定を見ます。\n")

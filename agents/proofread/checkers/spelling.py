@@ -382,13 +382,20 @@ def _one_word_lists(article: ParsedArticle) -> set[int]:
     return lines
 
 
+_TITLE_CASED = re.compile(r"\b[A-Z][a-z]{3,}\b")
+
+
 def _front_matter_title(article: ParsedArticle) -> list[tuple[int, str]]:
     """The front matter's title on its line, read as prose: the first words a reader sees, and the
     ones a typo shows most in (`title: The state pattern pracitices …`)."""
     front = article.front_matter
     title = front.data.get("title") if front is not None else None
     line = front.line_of("title") if front is not None else None
-    return [(line, title)] if isinstance(title, str) and line is not None and "\n" not in title else []
+    if not isinstance(title, str) or line is None or "\n" in title:
+        return []
+    # Title Case capitalises ordinary words (“IAM Identiry Center”); read as written in a sentence.
+    # A name the title shares with the body is repeated there, and a repeated word is no slip.
+    return [(line, _TITLE_CASED.sub(lambda m: m.group().lower(), title))]
 
 
 def _sic_paragraphs(article: ParsedArticle) -> set[int]:
