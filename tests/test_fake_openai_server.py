@@ -59,7 +59,12 @@ async def client(server: FakeOpenAI):
     await sdk.close()
 
 
-def chat_model(server: FakeOpenAI, model: str = "gpt-4o-mini", timeout: float = 5.0) -> ChatOpenAI:
+# Short enough that a hung reply (Fault.hang) ends the call at once, but only once connected: a
+# connect timeout as short fails on a loaded machine before the fault is ever reached.
+HANG_TIMEOUT = openai.Timeout(0.3, connect=5.0)
+
+
+def chat_model(server: FakeOpenAI, model: str = "gpt-4o-mini", timeout: float | openai.Timeout = 5.0) -> ChatOpenAI:
     return ChatOpenAI(
         model=model,
         base_url=server.base_url,
@@ -294,7 +299,7 @@ SDK_FAULTS = [
 @pytest.mark.parametrize(("fault", "expected"), SDK_FAULTS)
 async def test_sdk_raises_the_matching_exception_for_each_fault(server, fault, expected, stream):
     server.fail_next(fault)
-    sdk = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0, timeout=0.3)
+    sdk = openai.AsyncOpenAI(base_url=server.base_url, api_key="sk-test", max_retries=0, timeout=HANG_TIMEOUT)
     try:
         with pytest.raises(expected):
             response = await sdk.chat.completions.create(
@@ -312,7 +317,7 @@ async def test_chat_openai_raises_the_matching_exception_for_each_fault(server, 
     server.fail_next(fault)
 
     with pytest.raises(expected):
-        await chat_model(server, timeout=0.3).ainvoke("hi")
+        await chat_model(server, timeout=HANG_TIMEOUT).ainvoke("hi")
 
 
 async def test_errors_use_openai_error_bodies_and_headers(server, client):
@@ -357,7 +362,7 @@ async def test_hang_does_not_consume_the_script_either(server, client):
     server.fail_next(Fault.hang(seconds=10))
 
     with pytest.raises(openai.APITimeoutError):
-        await client.chat.completions.create(model="gpt-4o-mini", messages=user("hi"), timeout=0.2)
+        await client.chat.completions.create(model="gpt-4o-mini", messages=user("hi"), timeout=HANG_TIMEOUT)
 
     assert server.pending_replies == 1
 
