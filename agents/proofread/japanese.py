@@ -137,10 +137,15 @@ def _contrastive_wa(tokens: list[Token], index: int) -> bool:
     )
 
 
+def _words_after(tokens: list[Token], index: int, span: int) -> list[Token]:
+    """The tokens of the next `span` after `index`, spaces left out."""
+    return [t for t in tokens[index + 1 : index + 1 + span] if t.pos1 != "空白"]
+
+
 def _negated(tokens: list[Token], index: int) -> bool:
     """「関係はない」「理由はありません」: the は right before a negated ある marks what is denied, not
     a topic (as 「作成はできました」 contrasts); 「これは大した理由はない」 has one topic."""
-    following = [t for t in tokens[index + 1 : index + 4] if t.pos1 != "空白"]
+    following = _words_after(tokens, index, 3)
     if not following:
         return False
     if following[0].pos1 == "形容詞" and following[0].base in ("ない", "無い"):
@@ -243,7 +248,7 @@ _SCREEN_PARTS = frozenset({"部分", "欄", "ボタン", "項目", "画面", "�
 def _field_label(tokens: list[Token], second: int) -> bool:
     """「その数値をコードを検証の部分に入力します」: the second を is inside a field's label (「コードを検証」,
     an action written as the label: a する-noun right after it), named as a part of the screen."""
-    following = [t for t in tokens[second + 1 : second + 4] if t.pos1 != "空白"]
+    following = _words_after(tokens, second, 3)
     return (
         len(following) >= 2 and following[0].pos[2] == "サ変可能"
         and (following[1].base in _SCREEN_PARTS
@@ -399,7 +404,7 @@ def hedges(tokens: list[Token]) -> list[Token]:
             before.pos1 == "助動詞" and before.base in ("う", "よう", "まい", "たい")
         ):
             continue  # an intention or wish
-        rest = [t for t in tokens[index + 1 : index + 8] if t.pos1 != "空白"]  # a window: linear time
+        rest = _words_after(tokens, index, 7)  # a window: linear time
         while rest and rest[0].pos1 == "助動詞" and rest[0].base in ("ます", "れる", "られる", "です"):
             rest.pop(0)  # 思います, 思われます
         after = rest[0] if rest else None
