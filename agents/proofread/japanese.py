@@ -415,9 +415,11 @@ def hedges(tokens: list[Token]) -> list[Token]:
     return found
 
 
-# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」: the が only announces an aside (前置き),
-# it sets nothing against anything.
-_PREFATORY = re.compile(r"(?:ちなみに|余談|蛇足)(?:なん|なの)?(?:です|だ)")
+# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」, or names its topic first (「〜についてですが、」;
+# 「ということですが、」 after a question, 「ではどうすれば良いのか？」, which ends a sentence of its own):
+# the が only announces what follows (前置き), it sets nothing against anything. Hearsay
+# (「サポート外ということですが、」) is set against what follows.
+_PREFATORY = re.compile(r"(?:ちなみに|余談|蛇足|.*について|という(?:こと|話))(?:なん|なの)?(?:です|だ)")
 
 
 def conjunctive_ga(tokens: list[Token]) -> list[Token]:

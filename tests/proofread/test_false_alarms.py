@@ -2510,3 +2510,14 @@ def test_round_70_a_title_case_typo_in_the_title_is_reported():
     # A capitalised name the body repeats is a name, not a slip.
     named = "---\ntitle: \"Nydus と Dragonfly で画像を配る\"\n---\n\n"
     assert "rule:spelling" not in sources("language_quality", named + "Nydus は Dragonfly と組み合わせて使います。Nydus の設定を見ます。\n")
+
+
+def test_round_71_a_が_that_announces_the_topic_sets_nothing_against_anything():
+    line = ("ではどうすれば良いのか？ということですが、チーム構成としては関心ごとは別で独立していますが、"
+            "越境して関心ごとを考える必要があると考えています。\n")
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line)
+    topic = line.replace("ではどうすれば良いのか？ということですが", "チーム構成についてですが")
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + topic)
+    # What was said, then set against what is so (「公式にはサポート外ということですが」), is a contrast.
+    hearsay = line.replace("ではどうすれば良いのか？ということですが", "公式にはサポート外ということですが")
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + hearsay)
