@@ -11,6 +11,8 @@ import pytest
 
 from bench import proofread_quality as quality
 
+HELD = quality.HELD_ASIDE[0]  # the newest set, the one only frozen rules may read
+
 # Two tiny synthetic articles with problems most rule sets report (an untagged code block, a
 # doubled word, a very long sentence, an image without alt text, a misspelling, an http:// link).
 DEV_ARTICLE = """# Notes on caching
@@ -81,7 +83,7 @@ def corpus(tmp_path: Path) -> dict[str, Path]:
             {
                 "articles": [
                     _record("dev-cache", DEV_ARTICLE, split="dev", stored="repo"),
-                    _record("heldout-queue", HELDOUT_ARTICLE, split="heldout73", stored="shared"),
+                    _record("heldout-queue", HELDOUT_ARTICLE, split=HELD, stored="shared"),
                 ]
             }
         ),
@@ -217,15 +219,15 @@ async def test_a_label_outlives_a_reworded_message_and_a_vanished_finding_leaves
 
 async def test_the_heldout_split_is_refused_until_the_rules_are_frozen(corpus, capsys, monkeypatch):
     monkeypatch.delenv(quality.FROZEN_ENV, raising=False)
-    for split in ("heldout73", "dev,heldout73"):
+    for split in (HELD, f"dev,{HELD}"):
         assert await quality.main(_argv(corpus, "--split", split, "--write-template")) == 2
         err = capsys.readouterr().err
-        assert "held-aside split heldout73" in err and "PROOFREAD_RULES_FROZEN=1" in err
+        assert f"held-aside split {HELD}" in err and "PROOFREAD_RULES_FROZEN=1" in err
     assert not corpus["labels"].exists()
 
     monkeypatch.setenv(quality.FROZEN_ENV, "1")
-    assert await quality.main(_argv(corpus, "--split", "heldout73")) == 0
-    assert "Corpus split 'heldout73': 1 articles scored, 0 skipped" in capsys.readouterr().out
+    assert await quality.main(_argv(corpus, "--split", HELD)) == 0
+    assert f"Corpus split '{HELD}': 1 articles scored, 0 skipped" in capsys.readouterr().out
 
 
 async def test_several_development_splits_are_scored_as_one_set(corpus, capsys, rules_not_frozen):
@@ -246,7 +248,7 @@ async def test_several_development_splits_are_scored_as_one_set(corpus, capsys, 
 async def test_articles_absent_from_the_shared_folder_are_skipped_and_counted(corpus, capsys, monkeypatch):
     monkeypatch.setenv(quality.FROZEN_ENV, "1")
     (corpus["shared"] / "articles" / "heldout-queue.md").unlink()
-    assert await quality.main(_argv(corpus, "--split", "heldout73")) == 0
+    assert await quality.main(_argv(corpus, "--split", HELD)) == 0
     out = capsys.readouterr().out
     assert "0 articles scored, 1 skipped" in out
     assert "skipped heldout-queue: absent" in out
