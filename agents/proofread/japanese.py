@@ -326,7 +326,7 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
     (書いてて: the auxiliary てる, then the particle て), conjunctions (ただただ), a pair across a line
     break (`line_starts`: where the sentence's lines begin; Zenn and Qiita show each line on its
     own), a word joined to a hyphenated name (`--log-level level`: an option, then its placeholder),
-    and 「外出しして」, which the dictionary reads as 外出 + し + し."""
+    a clause ending in と quoted by と (「増やさないとと感じる」), and 「外出しして」, which the dictionary reads as 外出 + し + し."""
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
     pairs = []
@@ -344,6 +344,9 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             after is not None and after.surface in _HYPHENS and after.begin == current.end
         ):
             continue  # `--log-level level`, `--disable-mcp-server server-name`: a word of a hyphenated name
+        if (previous.surface == "と" and before is not None and before.pos1 == "助動詞" and before.base == "ない"
+                and after is not None and after.pos1 == "動詞"):
+            continue  # 「増やさないとと感じる」: 〜ないと (must…) said on its own, quoted by と and a verb
         if (
             previous.surface == current.surface
             and previous.pos[:2] == current.pos[:2]

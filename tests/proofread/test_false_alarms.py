@@ -2521,3 +2521,23 @@ def test_round_71_a_が_that_announces_the_topic_sets_nothing_against_anything()
     # What was said, then set against what is so (「公式にはサポート外ということですが」), is a contrast.
     hearsay = line.replace("ではどうすれば良いのか？ということですが", "公式にはサポート外ということですが")
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + hearsay)
+
+
+def test_round_74_a_clause_ending_in_と_quoted_by_と_is_no_doubled_word():
+    line = "全体的にまだまだ知識や改善の引き出しを増やさないとと感じますが、前回より貢献できたことが増えたのがよかったです。\n"
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + line)
+    # An extra と after a clause, before a noun, is still a slip.
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "このボタンを押すととページが開くので、設定を確認します。\n")
+    # 「したいと」 is no clause of its own: 「したいとという要件」 has a と too many (round 27's true label).
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + "テーブルを横スクロールにしたいとという要件があったとします。\n")
+
+
+def test_round_74_a_figure_caption_a_blank_line_below_its_image_describes_it():
+    # Hashnode's export: the image, a blank line, then the caption in italics.
+    figure = "# Postfix\n\n![](https://cdn.hashnode.com/res/a.png align=\"center\")\n\n*Figure 2: The memory usage after the fix*\n"
+    assert "rule:image-alt" not in sources("markdown_format", figure)
+    assert "rule:image-alt" not in sources("markdown_format", figure.replace("Figure 2:", "図2").replace("The memory usage after the fix", "修正後のメモリ使用量"))
+    # Emphasis a blank line away that does not call itself a figure is a paragraph of its own.
+    assert "rule:image-alt" in sources("markdown_format", figure.replace("Figure 2: ", ""))
+    # A figure label that only names the source still describes nothing.
+    assert "rule:image-alt" in sources("markdown_format", figure.replace("The memory usage after the fix", "source: https://example.org"))

@@ -67,12 +67,22 @@ INDEX_NOT_URL = re.compile(r"\)\[(?=[^\]]*[\d:])[-\w:, ]*\]\]$")  # `(…)[0]`, 
 SOURCE_NOTE = re.compile(r"[(（\[［][^()（）\[\]［］]*[)）\]］]")  # a bracketed aside, such as where it comes from
 
 
+# A caption that calls itself one (「*Figure 2: …*」, 「*図3 …*」): a blank line may stand between it and
+# its image, as Hashnode and Medium exports put it.
+FIGURE_LABEL = re.compile(r"^(?:fig(?:ure)?\.?\s*\d+|図\s*\d+)\s*[:：.．]?\s*\S", re.I)
+
+
 def _captioned(article: ParsedArticle, line: int) -> bool:
     """An image alone on its line with a caption right below that says what it shows: HTML lets a
-    figure's caption stand for the alt text, and Zenn writers caption with `*…*` for this."""
+    figure's caption stand for the alt text, and Zenn writers caption with `*…*` for this. A caption
+    a blank line away counts when it names itself a figure (FIGURE_LABEL)."""
     if not IMAGE_ONLY_LINE.match(article.lines[line - 1]) or line >= len(article.lines):
         return False
     caption = CAPTION_LINE.match(article.lines[line])
+    if caption is None and not article.lines[line].strip() and line + 1 < len(article.lines):
+        caption = CAPTION_LINE.match(article.lines[line + 1])
+        if caption is not None and not FIGURE_LABEL.match(caption.group("emphasis") or caption.group("html") or ""):
+            caption = None
     if caption is None:
         return False
     text = re.sub(r"<[^>]+>", "", caption.group("emphasis") or caption.group("html") or "")
