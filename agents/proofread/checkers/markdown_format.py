@@ -78,14 +78,17 @@ def _captioned(article: ParsedArticle, line: int) -> bool:
     a blank line away counts when it names itself a figure (FIGURE_LABEL)."""
     if not IMAGE_ONLY_LINE.match(article.lines[line - 1]) or line >= len(article.lines):
         return False
-    caption = CAPTION_LINE.match(article.lines[line])
-    if caption is None and not article.lines[line].strip() and line + 1 < len(article.lines):
+    below = article.lines[line]
+    caption = CAPTION_LINE.match(below)
+    away = caption is None and not below.strip() and line + 1 < len(article.lines)
+    if away:
         caption = CAPTION_LINE.match(article.lines[line + 1])
-        if caption is not None and not FIGURE_LABEL.match(caption.group("emphasis") or caption.group("html") or ""):
-            caption = None
     if caption is None:
         return False
-    text = re.sub(r"<[^>]+>", "", caption.group("emphasis") or caption.group("html") or "")
+    said = caption.group("emphasis") or caption.group("html") or ""
+    if away and not FIGURE_LABEL.match(said):
+        return False  # emphasis a blank line away is a paragraph of its own unless it calls itself a figure
+    text = re.sub(r"<[^>]+>", "", said)
     # 「契約プランの比較（公式引用）」: a description with its source in brackets still describes it
     described = SOURCE_NOTE.sub("", text)
     return bool(described.strip(" 　-–—:：")) and not SOURCE_ONLY.search(described)
