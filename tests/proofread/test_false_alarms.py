@@ -2541,3 +2541,13 @@ def test_round_74_a_figure_caption_a_blank_line_below_its_image_describes_it():
     assert "rule:image-alt" in sources("markdown_format", figure.replace("Figure 2: ", ""))
     # A figure label that only names the source still describes nothing.
     assert "rule:image-alt" in sources("markdown_format", figure.replace("The memory usage after the fix", "source: https://example.org"))
+
+
+def test_round_75_a_french_line_with_few_accents_holds_no_english_typos():
+    # A CTF write-up quotes the challenge in French, then in English (🇫🇷/🇬🇧): four accented words in 33.
+    french = (">🇫🇷 – Il semble également qu'APT-509 utilise un autre canal de communication, en plus de cette "
+              "application, pour échanger entre ses membres. Pourriez-vous nous préciser la date de création de cet autre canal ?\n")
+    assert "rule:spelling" not in sources("language_quality", JA_HEAD + "問題文は次の通りです。\n\n" + french)
+    # French function words are what tell it: an English line with the same typo is still read.
+    english = "> It also appears that the group talks to its membres over another channel, as the app's logs show.\n"
+    assert lines("language_quality", JA_HEAD + "問題文は次の通りです。\n\n" + english, "rule:spelling") != []

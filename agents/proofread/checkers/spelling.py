@@ -258,14 +258,16 @@ _ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]")
 def _other_latin_language(line: str) -> bool:
     """A line in another language written in Latin letters (Vietnamese, French, German, Spanish,
     Finnish, Bosnian): a fifth or more of its words carry letters English does not use; three or
-    more German function words (`Ein IoT-Projekt auf dem Weg vom Schreibtisch`); or half or more of
+    more function words of German or of French (`Ein IoT-Projekt auf dem Weg vom Schreibtisch`,
+    `Il semble qu'APT-509 utilise … cette application`); or half or more of
     the words the spell check would read are in no English dictionary — six words at least, or
     three when the line has a letter English does not use (`ako želimo … manji od 50`). A summary
     translated for readers abroad, a title quoted in its language: its words are no English typos."""
     words = _LATIN_WORD.findall(line)
     if len(words) >= 4 and sum(1 for word in words if _ACCENTED.search(word)) * 5 >= len(words):
         return True
-    if sum(1 for word in words if word.lower() in _GERMAN_FUNCTION_WORDS) >= 3:
+    lowered = [word.lower() for word in words]
+    if any(sum(1 for word in lowered if word in function_words) >= 3 for function_words in _FUNCTION_WORDS):
         return True
     checked = [word for _column, word in _prose_words(line)]
     enough = FOREIGN_MIN_WORDS if not _ACCENTED.search(line) else 3
@@ -277,6 +279,12 @@ _GERMAN_FUNCTION_WORDS = frozenset({
     "und", "der", "dem", "des", "ein", "eine", "einen", "einem", "einer", "auf", "vom", "mit", "für", "von",
     "zum", "zur", "ist", "nicht", "sich", "auch", "oder", "bei", "aus", "nach", "über", "wir", "ich", "wird",
 })
+# French words that English text does not use (not "de", "la", "le", "pour", "est", "on").
+_FRENCH_FUNCTION_WORDS = frozenset({
+    "il", "elle", "ils", "elles", "nous", "vous", "qu", "une", "les", "du", "cette", "cet", "ces", "ses",
+    "leur", "leurs", "avec", "dans", "sont", "mais", "aussi", "sur", "pas", "très", "être", "été",
+})
+_FUNCTION_WORDS = (_GERMAN_FUNCTION_WORDS, _FRENCH_FUNCTION_WORDS)
 # Link targets that are a person's page: the link's text is their name or handle.
 _PROFILE_LINK = re.compile(
     r"\[([^\]]+)\]\((?:https?://)?(?:www\.)?(?:twitter\.com|x\.com|github\.com|gitlab\.com|instagram\.com|"
