@@ -2551,3 +2551,13 @@ def test_round_75_a_french_line_with_few_accents_holds_no_english_typos():
     # French function words are what tell it: an English line with the same typo is still read.
     english = "> It also appears that the group talks to its membres over another channel, as the app's logs show.\n"
     assert lines("language_quality", JA_HEAD + "問題文は次の通りです。\n\n" + english, "rule:spelling") != []
+
+
+def test_round_78_a_package_named_here_is_named_by_its_own_address():
+    named = "# Paths\n\nRの[here](https://here.r-lib.org) というパッケージはプロジェクトのルートを取得します。\n"
+    project = "# Tools\n\nThe [link](https://github.com/example/link) tool checks every URL in a page.\n"
+    # “here” that only points somewhere is still reported, also when the word is inside a longer name.
+    plain = "# Paths\n\nThe package is described [here](https://cran.r-project.org/web/packages/here-docs/).\n"
+    bare = "# Paths\n\nSee [here](https://example.org/docs).\n"
+    found = [{rule for rule, _line in issues} for issues in linted(named, project, plain, bare)]
+    assert ["pymarkdownlnt:MD059" in rules for rules in found] == [False, False, True, True]

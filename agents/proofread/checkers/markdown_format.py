@@ -339,6 +339,8 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `> ` and white space on an empty quote line, or a lazy continuation line with no `>`
             if rule == "md018" and (kind == "list" or CODE_LIKE_HASH.match(article.line(line))):
                 continue  # `- #hashtag` (a list item's text), `#[derive(Debug)]`, `#!/bin/sh`: no heading
+            if rule == "md059" and _named_by_target(article.line(line), column):
+                continue  # `[here](https://here.r-lib.org)`: R's package named here; the text names its target
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
                 continue  # the link text ends (or starts) with a line break: the source is wrapped
             if rule == "md012":
@@ -603,6 +605,22 @@ def _aside_before_link(line: str, column: int) -> bool:
         return False
     close = line.find("]", position + 1)
     return line[position + 1 : position + 2] == "[" and close != -1 and line[close + 1 : close + 2] == "("
+
+
+_INLINE_LINK = re.compile(r"\[`?([^\]`]+)`?\]\(<?([^)\s>]+)")
+_URL_PARTS = re.compile(r"[/.?#=&:]+")
+
+
+def _named_by_target(line: str, column: int) -> bool:
+    """The link at `column` is a name its own address spells out as a host label or a path segment
+    (`[here](https://here.r-lib.org)`, `[link](https://github.com/org/link)`): a package or project
+    named with a generic word, not a link saying “here”."""
+    match = _INLINE_LINK.match(line, max(column - 1, 0))
+    if match is None:
+        return False
+    text = match.group(1).strip().lower()
+    address = match.group(2).lower().split("://", 1)[-1]
+    return text in _URL_PARTS.split(address)
 
 
 def _wrapped_link_text(lines: list[str], number: int, column: int) -> bool:
