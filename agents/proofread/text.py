@@ -360,6 +360,10 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 flush(number)
             elif not japanese and not open_marks and char in "*_\"" and _closes_sentence(line, index):
                 flush(number)  # `*the last words.*`, `…for Node.js." It`: the full stop inside ends the sentence
+            elif not japanese and not open_marks and char == "'" and _closes_sentence(line, index) and (
+                _starts_capitalised(line, index + 1)
+            ):
+                flush(number)  # `…a mess of your app.' Redux offers`: a quotation in straight single quotes
             elif not japanese and open_marks == ["“"] and _ends_sentence(line, index, False) and (
                 _starts_capitalised(line, index + 1)
             ):

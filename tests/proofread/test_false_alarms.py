@@ -2561,3 +2561,22 @@ def test_round_78_a_package_named_here_is_named_by_its_own_address():
     bare = "# Paths\n\nSee [here](https://example.org/docs).\n"
     found = [{rule for rule, _line in issues} for issues in linted(named, project, plain, bare)]
     assert ["pymarkdownlnt:MD059" in rules for rules in found] == [False, False, True, True]
+
+
+def test_round_79_python_3_12_f_strings_and_a_quotation_closed_by_a_single_quote():
+    # PEP 701 (Python 3.12): the f-string's own quotes inside a replacement field are valid code.
+    block = (
+        "# MCP\n\n```python\ndef formatted(shops):\n"
+        "    return \"\\n\".join([f\"Shop: {shop['name']}, URL: {shop['urls']['pc'].replace(\"map\", \"food\")}\" for shop in shops])\n```\n"
+    )
+    assert "rule:syntax-python" not in sources("code_quality", block)
+    # An f-string left open is still an error on every Python.
+    broken = "# MCP\n\n```python\ndef formatted(shop):\n    return f\"Shop: {shop['name']\"\n```\n"
+    assert "rule:syntax-python" in sources("code_quality", broken)
+    # `…your app.' Redux offers`: the full stop inside straight single quotes ends the sentence.
+    quoted = ("# Redux\n\nHis argument is that state management in single-page applications 'is hard', and that with "
+              "MVC patterns 'It’s still very easy to make a mess of your app.' Redux offers an opinionated, "
+              "functional solution to this state problem by using a single store for your tree of observable objects, "
+              "as opposed to patterns that use multiple stores, like Flux.\n")
+    assert "rule:sentence-length" not in sources("language_quality", quoted)
+    assert "rule:sentence-length" in sources("language_quality", quoted.replace("app.' Redux", "app' and Redux"))

@@ -402,8 +402,8 @@ def check_python(source: str) -> None:
             warnings.simplefilter("ignore", SyntaxWarning)
             compile(text, "<block>", "exec", flags=ast.PyCF_ONLY_AST | ast.PyCF_ALLOW_TOP_LEVEL_AWAIT)
     except SyntaxError as exc:
-        if sys.version_info < (3, 12) and PEP_695.search(text):
-            return  # `def f[T](…)`, `type X = …`: Python 3.12 grammar this interpreter cannot judge
+        if sys.version_info < (3, 12) and (PEP_695.search(text) or PEP_701.search(text)):
+            return  # `def f[T](…)`, `type X = …`, `f"{s.replace("a", "b")}"`: Python 3.12 grammar this interpreter cannot judge
         raise SyntaxProblem(exc.lineno or 1, exc.msg) from None
 
 
@@ -428,6 +428,9 @@ def _repl_statements(lines: list[str]) -> list[str]:
 CYTHON = re.compile(r"^\s*(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)
 # Type parameter lists and `type` aliases (PEP 695, Python 3.12).
 PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
+# An f-string whose replacement field holds a string in the f-string's own quotes (PEP 701, Python
+# 3.12): `f"URL: {url.replace("map", "food")}"`. The field closes after the inner string.
+PEP_701 = re.compile(r"""[fF][rRbB]?(?:"[^"\n]*\{[^}"\n]*"[^"\n]*"[^}\n]*\}|'[^'\n]*\{[^}'\n]*'[^'\n]*'[^}\n]*\})""")
 PYTHON_REPR = re.compile(r"^\s*<(?:class|function|module|built-in function|bound method|generator object|\w+(?:\.\w+)* object) [^<>]*>\s*$")
 _BLOCK_OPENER = re.compile(r"^(\s*)[^#\s].*:\s*(?:#.*)?$")
 
