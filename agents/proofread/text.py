@@ -386,12 +386,18 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
         previous, previous_line = number, line
         if not japanese and start is not None and line.rstrip().endswith(":"):
             flush(number)
+        elif japanese and start is not None and not open_marks and _ENDS_IN_EMOJI.search(line):
+            flush(number)  # 「…問題なさそうですね👀」 / 「ただ、…」: an emoji at a line's end stands for its 。
     if start is not None and previous is not None:
         flush(previous)
     return sentences
 
 
 _CLOSING_QUOTES = "”\"’"
+# A pictograph (with its variation selector or skin tone) closing a line: 👀, 💦, ☀️, 🙇‍♂️.
+_ENDS_IN_EMOJI = re.compile(
+    "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*\\s*$"
+)
 SHORT_LINE_WORDS = 8
 
 

@@ -2580,3 +2580,13 @@ def test_round_79_python_3_12_f_strings_and_a_quotation_closed_by_a_single_quote
               "as opposed to patterns that use multiple stores, like Flux.\n")
     assert "rule:sentence-length" not in sources("language_quality", quoted)
     assert "rule:sentence-length" in sources("language_quality", quoted.replace("app.' Redux", "app' and Redux"))
+
+
+def test_round_80_an_emoji_at_the_end_of_a_japanese_line_ends_its_sentence():
+    text = JA_HEAD + (
+        "Slack APIのトークンの持ち方は元々ちょっとクセがあるので、そこさえクリアになれば複製は全然問題なさそうですね👀\n"
+        "ただ、アイテムの属性を見にいくことが現状できないので、属性を見ようと思ったらリストの全情報を取得して、ローカル内で検索する処理が必要そうです。\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", text)
+    # Without the emoji the line break alone does not end the sentence: one sentence of two lines, too long.
+    assert lines("language_quality", text.replace("👀\n", "\n"), "rule:sentence-length") == [3]
