@@ -27,6 +27,12 @@ _SYNTAX = {
     "Fix the {language} so it parses; readers copy code blocks as they are.":
         "{language} を構文として正しく直してください。読者はコードをそのままコピーします。",
     "The {language} code in this block does not parse.": "このブロックの {language} のコードは構文解析できません。",
+    "Python 2 code: the print statement ({where}) is a syntax error in Python 3.":
+        "Python 2 のコードです: print 文（{where}）は Python 3 では構文エラーになります。",
+    "Write print(...) so the code runs on Python 3, or say which Python the article is for.":
+        "Python 3 で動くように print(...) と書くか、記事がどの Python 向けかを書いてください。",
+    "Python 3 rejects the print statement; a reader who copies the code today gets a SyntaxError.":
+        "Python 3 は print 文を受け付けないため、今コードをコピーした読者には SyntaxError になります。",
 }
 _COUNT = {
     "The article has no {key}.": "記事に {key} がありません。",
@@ -588,6 +594,7 @@ FRAGMENTS: dict[str, str] = {
     "`{keyword}` is never closed ({closer} is missing)": "`{keyword}` が閉じられていません（{closer} がありません）",
     "lines {first}–{last}": "{first}〜{last}行目",
     "line {line}": "{line}行目",
+    "lines {lines}": "{lines}行目",
 }
 
 # Notes the checkers leave in the report (checks that did not run, lines the linter could not read).

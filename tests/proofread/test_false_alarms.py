@@ -2590,3 +2590,18 @@ def test_round_80_an_emoji_at_the_end_of_a_japanese_line_ends_its_sentence():
     assert "rule:sentence-length" not in sources("language_quality", text)
     # Without the emoji the line break alone does not end the sentence: one sentence of two lines, too long.
     assert lines("language_quality", text.replace("👀\n", "\n"), "rule:sentence-length") == [3]
+
+
+def test_round_82_python_2_blocks_are_one_finding_that_says_so():
+    block = "```python\nprint weights[:5], model.intercept\n```\n"
+    text = "# Spark\n\nThe weights:\n\n" + block + "\nThe predictions:\n\n" + block.replace("weights[:5], model.intercept", "predictions.take(5)")
+    found = [i for i in run("code_quality", text) if i.source == "rule:syntax-python"]
+    assert [(i.line_start, i.problem) for i in found] == [
+        (6, "Python 2 code: the print statement (lines 6, 12) is a syntax error in Python 3.")
+    ]
+    assert to_japanese("syntax-python", found[0].problem) == (
+        "Python 2 のコードです: print 文（6, 12行目）は Python 3 では構文エラーになります。"
+    )
+    # Other syntax errors in the same article stay findings of their own.
+    broken = text + "\nAnd:\n\n```python\ndef f(:\n    pass\n```\n"
+    assert len([i for i in run("code_quality", broken) if i.source == "rule:syntax-python"]) == 2

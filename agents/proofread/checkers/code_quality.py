@@ -157,6 +157,9 @@ def _announces_output(article: ParsedArticle, block: CodeBlock, *cues: re.Patter
     return number > 0 and any(cue.search(article.lines[number - 1]) for cue in cues or (_OUTPUT_CUE,))
 
 
+PYTHON2_PRINT = "Missing parentheses in call to 'print'"
+
+
 class SyntaxProblem(Exception):
     def __init__(self, line: int, message: str) -> None:
         super().__init__(message)
@@ -178,7 +181,26 @@ class CodeQualityChecker(BaseChecker):
                 issues += self._syntax(article, block)
             issues += self._credentials(article, block)
             issues += self._shell_habits(article, block)
-        return issues
+        return self._python2_as_one(article, issues)
+
+    def _python2_as_one(self, article: ParsedArticle, issues: list[Issue]) -> list[Issue]:
+        """Blocks that fail only on Python 2's print statement (a 2015 PySpark post) are one finding
+        naming their lines: the code was right for its time, and one note says what changed."""
+        python2 = [i for i in issues if i.source == "rule:syntax-python" and PYTHON2_PRINT in i.problem]
+        if not python2:
+            return issues
+        lines = [i.line_start for i in python2 if i.line_start is not None]
+        where = f"line {lines[0]}" if len(lines) == 1 else "lines " + ", ".join(map(str, lines))
+        grouped = self.issue(
+            article, "warning", lines[0] if lines else None,
+            f"Python 2 code: the print statement ({where}) is a syntax error in Python 3.",
+            "Write print(...) so the code runs on Python 3, or say which Python the article is for.",
+            "Python 3 rejects the print statement; a reader who copies the code today gets a SyntaxError.",
+            "rule:syntax-python",
+        )
+        first = issues.index(python2[0])
+        kept = [i for i in issues if i not in python2]
+        return [*kept[:first], grouped, *kept[first:]]
 
     def _language_tag(self, article: ParsedArticle, block: CodeBlock) -> list[Issue]:
         if block.language is None and is_stack_trace(block.content):
