@@ -2605,3 +2605,12 @@ def test_round_82_python_2_blocks_are_one_finding_that_says_so():
     # Other syntax errors in the same article stay findings of their own.
     broken = text + "\nAnd:\n\n```python\ndef f(:\n    pass\n```\n"
     assert len([i for i in run("code_quality", broken) if i.source == "rule:syntax-python"]) == 2
+
+
+def test_round_84_an_opener_that_leaves_the_subject_sets_nothing_against_anything():
+    line = ("関係ないですが Go で書くと Public な GitHub に置いておくとほぼ自動でドキュメントを生成してくれるの"
+            "初めて知りましたがとても便利でした。\n")
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line)
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line.replace("関係ないですが", "話は逸れますが、"))
+    # A topic set against what follows is a contrast like any other.
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + line.replace("関係ないですが", "細かいですが"))
