@@ -86,7 +86,7 @@ TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
 _FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭",
                          "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
                          "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手", "メイン",
-                         "糧"}
+                         "糧", "バネ", "ばね"}
 # Noun + を + verb idioms that work as one adverb or verb (順を追って説明する, 目を通す, 手を加える):
 # their を is no second object of the clause.
 _WO_IDIOMS = {("順", "追う"), ("目", "通す"), ("手", "加える"), ("手", "入れる"), ("手", "動かす"), ("気", "付ける"),
@@ -110,6 +110,9 @@ _REDUPLICATION_POS2 = {"数詞", "副助詞", "終助詞"}
 _EXISTENCE_VERBS = frozenset({"ある", "いる"})
 # Nouns written twice as one word, "at each …" (要所要所で, 場面場面に応じて, 節目節目に).
 _REDUPLICATED_NOUNS = frozenset({"要所", "場面", "局面", "箇所", "節目", "折", "時", "所"})
+# Demonstratives said twice as an exclamation: 「これこれ！」 (this is it!), 「どれどれ？」.
+_REDUPLICATED_PRONOUNS = frozenset({"これ", "それ", "あれ", "どれ"})
+_EXCLAMATIONS = frozenset({"！", "!", "？", "?"})
 _KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
 _SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
 _OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
@@ -330,7 +333,9 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
     words = [t for t in tokens if t.pos1 != "空白"]
     counts = Counter(t.surface for t in words)
     pairs = []
-    for before, previous, current, after in zip([None, *words], words, words[1:], [*words[2:], None], strict=False):
+    for before, previous, current, after, later in zip(
+        [None, *words], words, words[1:], [*words[2:], None], [*words[3:], None, None], strict=False
+    ):
         if counts[current.surface] > 2 and counts[current.surface] * 4 >= len(words):
             continue  # a word making up the sentence is sample text (平文平文**強調**平文), not a slip
         if current.begin in line_starts:
@@ -344,6 +349,9 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             after is not None and after.surface in _HYPHENS and after.begin == current.end
         ):
             continue  # `--log-level level`, `--disable-mcp-server server-name`: a word of a hyphenated name
+        if (after is not None and later is not None and after.surface in (".", "．") and after.begin == current.end
+                and later.begin == after.end and later.surface[:1].isdigit()):
+            continue  # 「Annex C C.6」: a section's letter, then the number of a section in it
         if (previous.surface == "と" and before is not None and before.pos1 == "助動詞" and before.base == "ない"
                 and after is not None and after.pos1 == "動詞"):
             continue  # 「増やさないとと感じる」: 〜ないと (must…) said on its own, quoted by と and a verb
@@ -358,6 +366,8 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             and not _reduplicated_verb(previous)  # 探り探り, 恐る恐る: a verb doubled into an adverb
             and not _reduplicated_kana_noun(previous)  # きわきわ, うめうめ: a word doubled the colloquial way
             and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
+            and not (previous.pos1 == "代名詞" and previous.surface in _REDUPLICATED_PRONOUNS
+                     and (after is None or after.surface in _EXCLAMATIONS))  # 「これこれ！」; 「それそれ等しい」 is それぞれ
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
             and current.begin - previous.end <= 1
@@ -498,7 +508,10 @@ def _quoting_te(tokens: list[Token], index: int) -> bool:
 
 
 # Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.
-_ITEM_SEPARATORS = {"、", "・", "，", ",", "→"}  # → chains steps or versions: 「Thread→ExecutorService→Coroutines」
+# → chains steps or versions: 「Thread→ExecutorService→Coroutines」. Brackets bound items too: a chain
+# in brackets (「開発（別ブランチでの開発 → PR の作成 → マージ）」) begins and ends inside them.
+_ITEM_SEPARATORS = {"、", "・", "，", ",", "→", "（", "(", "）", ")"}
+_NO_WORD = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _ITEM_MAX_CHARS = 30  # an item longer than this reads as a clause of its own
 _MIN_ENUMERATED = 2  # items in a row, before the last one that ends the list inside the next clause
 
@@ -515,12 +528,18 @@ def enumerations(tokens: list[Token]) -> list[int]:
             items[-1].append(token)
     runs: list[int] = []
     run: list[int] = []
-    for item in [*items, []]:
+    end: list[Token] = []  # after the last item: closes the last run
+    for item in [*items, end]:
         words = [t for t in item if t.pos1 not in ("空白", "補助記号")]
         size = sum(len(t.surface) for t in item if t.pos1 != "空白")
+        if not size and item is not end:
+            continue  # between a closing bracket and the 、 after it: 「Fragment（…）、Portal（…）」
         if (
             words and size <= _ITEM_MAX_CHARS and words[-1].pos1 in ("名詞", "接尾辞")
-            and not any(t.pos1 in _PREDICATES or (t.pos1 == "助詞" and t.surface != "の") for t in words)
+            and not any(
+                t.pos1 in _PREDICATES or (t.pos1 == "助詞" and t.surface != "の" and following.surface != "の")
+                for t, following in zip(words, [*words[1:], _NO_WORD], strict=True)
+            )  # 「別ブランチでの開発」: a particle made attributive by の still leaves a noun phrase
         ):
             run.append(size)
             continue

@@ -2614,3 +2614,49 @@ def test_round_84_an_opener_that_leaves_the_subject_sets_nothing_against_anythin
     assert "rule:doubled-conjunctive-ga" not in sources("language_quality", JA_HEAD + line.replace("関係ないですが", "話は逸れますが、"))
     # A topic set against what follows is a contrast like any other.
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", JA_HEAD + line.replace("関係ないですが", "細かいですが"))
+
+
+def test_round_85_a_section_number_after_its_letter_is_no_doubled_word():
+    line = "Cとの互換性に関して記載された[\"Annex C C.6 C++ and ISO C\"](https://example.com/diff.iso)を参照しても見当たらない。\n"
+    assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + line)
+    assert "rule:doubled-word" in sources("language_quality", JA_HEAD + line.replace("C C.6", "C C 6"))
+    english = "# Notes\n\nThe rules are in Annex C C.6 of the standard, which covers compatibility with ISO C.\n"
+    assert "rule:doubled-word" not in sources("language_quality", english)
+    assert "rule:doubled-word" in sources("language_quality", english.replace("C C.6", "the the"))
+
+
+def test_round_85_a_demonstrative_said_twice_is_emphasis():
+    text = JA_HEAD + "これこれ！この情報が欲しかったんだよー。\n"
+    assert "rule:doubled-word" not in sources("language_quality", text)
+    assert "rule:doubled-word" in sources("language_quality", text.replace("これこれ！この", "このこの"))
+
+
+def test_round_85_a_clipped_deshou_is_casual_not_polite():
+    plain = "".join(f"これは{n}番目の説明である。\n" for n in range(6))
+    text = JA_HEAD + plain + "さすがにUBならC++の互換性の記載で書くでしょ。\n"
+    assert "rule:mixed-style" not in sources("language_quality", text)
+    assert "rule:mixed-style" in sources("language_quality", text.replace("書くでしょ。", "書くでしょう。"))
+
+
+def test_round_85_words_reported_after_ga_iu_niwa_keep_their_own_style():
+    polite = "".join(f"これは{n}番目の説明です。\n" for n in range(6))
+    text = JA_HEAD + polite + "公式が言うには、小さな処理を書く時に`match`式だと不自然な書き方になってしまう。\n"
+    assert "rule:mixed-style" not in sources("language_quality", text)
+    assert "rule:mixed-style" in sources("language_quality", text.replace("公式が言うには、", "公式を読むと、"))
+
+
+def test_round_85_wo_bane_ni_is_a_set_phrase():
+    text = JA_HEAD + "この感動をバネにこの記事を書いたわけですが、本当に便利な機能だと思います。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", text)
+    assert "rule:doubled-particle" in sources("language_quality", text.replace("をバネに", "を胸に"))
+
+
+def test_round_85_a_chain_of_steps_with_de_no_is_read_item_by_item():
+    text = JA_HEAD + (
+        "私は割と PR ありきでの開発（別ブランチでの開発 → PR の作成 → セルフレビュー → マージ）をしているので、"
+        "生成 AI エージェントが作成したソースコードに対してのレビューで、Approve / Request changes を付けられないのが"
+        "嫌だったというのもある。\n"
+    )
+    assert "rule:sentence-length" not in sources("language_quality", text)
+    longer = text.replace("付けられないのが", "付けられず、自分の名前でマージすることになってしまうのが")
+    assert "rule:sentence-length" in sources("language_quality", longer)

@@ -199,6 +199,8 @@ def sentence_style(tokens: list[Token]) -> Style | None:
         words.pop()
     if not words:
         return None
+    if words[-1].surface in ("でしょ", "っしょ"):
+        return None  # 「…書くでしょ。」: でしょう clipped is casual speech, not the polite style
     tail = words[-3:]
     if any(t.pos1 == "助動詞" and t.base in ("です", "ます") for t in tail):
         return "polite"
@@ -546,6 +548,8 @@ class LanguageQualityChecker(BaseChecker):
                     continue  # "Zhu Zhu", "Michael Michael": a name, both halves capitalised
                 if match.group(1).islower() and match.group(0).split()[-1].isupper():
                     continue  # "add a A record": an article, then the record type
+                if re.match(r"[.．]\d", sentence.text[match.end() : match.end() + 2]):
+                    continue  # "Annex C C.6": a section's letter, then the number of a section in it
                 if "  " in match.group(2):
                     continue  # "actions       actions": columns aligned with spaces, not a word typed twice
                 if not sentence.typed_gap(match.start(2), match.end(2)):
@@ -672,13 +676,20 @@ _NO_TOKEN = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 
 
+# 「公式が言うには、…。」「先輩曰く、…。」: the sentence gives someone else's words, in their style.
+_REPORTED_SPEECH = re.compile(r"[^。、\n]{1,20}(?:が|の)(?:言う|いう|言)には、|[^。、\n]{1,20}(?:曰く|いわく)、")
+
+
 def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
     """Indices of the sentences that are a thought or a remark quoted without brackets: the next sentence,
     on the line where this one ends, opens with a quoting particle and a verb (「…よく分からん。という
     人向けの記事です。」, 「…。と思いました。」, 「…。と認識したうえで」, 「…。って言われても」). A
     sentence cannot open with と or って, so the full stop before it closes the quotation, not a
-    sentence of the writer's own."""
-    quoted: set[int] = set()
+    sentence of the writer's own. So is a sentence that opens by naming whose words it gives
+    (「公式が言うには、…。」, round 85)."""
+    quoted: set[int] = {
+        index for index, sentence in enumerate(sentences) if _REPORTED_SPEECH.match(sentence.text.lstrip())
+    }
     for index, (sentence, after) in enumerate(itertools.pairwise(sentences)):
         opening = after.text.lstrip()
         if after.line_start != sentence.line_end or not opening.startswith(("と", "って")):
