@@ -508,12 +508,25 @@ def _quoting_te(tokens: list[Token], index: int) -> bool:
 
 
 # Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.
-# → chains steps or versions: 「Thread→ExecutorService→Coroutines」. Brackets bound items too: a chain
-# in brackets (「開発（別ブランチでの開発 → PR の作成 → マージ）」) begins and ends inside them.
-_ITEM_SEPARATORS = {"、", "・", "，", ",", "→", "（", "(", "）", ")"}
+_ITEM_SEPARATORS = {"、", "・", "，", ",", "→"}  # → chains steps or versions: 「Thread→ExecutorService→Coroutines」
 _NO_WORD = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _ITEM_MAX_CHARS = 30  # an item longer than this reads as a clause of its own
 _MIN_ENUMERATED = 2  # items in a row, before the last one that ends the list inside the next clause
+
+
+def _chain_brackets(tokens: list[Token]) -> set[int]:
+    """The indexes of the brackets around a chain of steps (「開発（別ブランチでの開発 → PR の作成 →
+    マージ）」, round 85): the chain begins and ends inside them, so they bound its first and last item."""
+    bounds: set[int] = set()
+    opened: list[int] = []
+    for index, token in enumerate(tokens):
+        if token.surface in ("（", "("):
+            opened.append(index)
+        elif token.surface in ("）", ")") and opened:
+            start = opened.pop()
+            if any(t.surface == "→" for t in tokens[start + 1 : index]):
+                bounds.update((start, index))
+    return bounds
 
 
 def enumerations(tokens: list[Token]) -> list[int]:
@@ -521,8 +534,9 @@ def enumerations(tokens: list[Token]) -> list[int]:
     _MIN_ENUMERATED noun phrases between 、/・ (「Fragment（…）、Portal（…）、…」, a list of names
     or glossed terms). An item holds no predicate; a clause before 、 (〜して、〜ので、) ends a run."""
     items: list[list[Token]] = [[]]
-    for token in tokens:
-        if token.surface in _ITEM_SEPARATORS:
+    bounds = _chain_brackets(tokens)
+    for index, token in enumerate(tokens):
+        if token.surface in _ITEM_SEPARATORS or index in bounds:
             items.append([])
         else:
             items[-1].append(token)
