@@ -2660,3 +2660,10 @@ def test_round_85_a_chain_of_steps_with_de_no_is_read_item_by_item():
     assert "rule:sentence-length" not in sources("language_quality", text)
     longer = text.replace("付けられないのが", "付けられず、自分の名前でマージすることになってしまうのが")
     assert "rule:sentence-length" in sources("language_quality", longer)
+
+
+def test_round_87_javascript_under_a_typescript_tag_renders_the_same():
+    text = "# Jest\n\nThe code:\n\n```ts:index.js\nexport const f = async (a) => await a();\n```\n"
+    assert "rule:code-filename" not in sources("code_quality", text)
+    # The other way round the types lose their highlighting.
+    assert "rule:code-filename" in sources("code_quality", text.replace("```ts:index.js", "```js:index.ts"))

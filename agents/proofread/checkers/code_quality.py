@@ -79,9 +79,11 @@ DIFF_LINE = re.compile(r"^\+(?!\+)\s", re.M)
 # Languages that need no tag check: diagrams, plain text, math, diffs.
 NO_SYNTAX = {"text", "txt", "plaintext", "mermaid", "math", "diff", "md", "markdown", "csv", "log", "output"}
 
+# A JavaScript file under a TypeScript tag renders the same (TypeScript's grammar is JavaScript's and
+# more: round 87's ```ts:index.js); a TypeScript file under a JavaScript tag loses its types.
 EXTENSIONS = {
-    ".py": PYTHON, ".js": {"js", "javascript", "jsx"}, ".ts": {"ts", "typescript"},
-    ".tsx": {"tsx", "typescript", "ts"}, ".jsx": {"jsx", "js", "javascript"}, ".rb": {"rb", "ruby"},
+    ".py": PYTHON, ".js": {"js", "javascript", "jsx", "ts", "typescript"}, ".ts": {"ts", "typescript"},
+    ".tsx": {"tsx", "typescript", "ts"}, ".jsx": {"jsx", "js", "javascript", "tsx"}, ".rb": {"rb", "ruby"},
     ".go": {"go", "golang"}, ".rs": {"rs", "rust"}, ".java": {"java"}, ".json": JSON | {"jsonc"},
     ".yaml": YAML, ".yml": YAML, ".toml": TOML, ".sh": SHELL | {"zsh"},
 }
