@@ -41,6 +41,10 @@ class Token:
         return self.pos[5]
 
 
+# Stands for a token past the end of a sentence, so lookahead needs no bounds check.
+NO_TOKEN = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
+
+
 def _tokenizer() -> Any:
     # Tokenizer objects are not shared between threads; the dictionary (the expensive part) is.
     tokenizer = getattr(_local, "tokenizer", None)
@@ -434,8 +438,8 @@ def hedges(tokens: list[Token]) -> list[Token]:
 # (「サポート外ということですが、」) is set against what follows. So does a sentence that opens by
 # saying it leaves the subject (「関係ないですが、」, 「話は逸れますが、」, round 84).
 _PREFATORY = re.compile(
-    r"(?:(?:ちなみに|余談|蛇足|.*について|という(?:こと|話)|(?:本題とは)?関係(?:ない|ありません)|私事)(?:なん|なの)?(?:です|だ)"
-    r"|(?:本題とは)?関係(?:ありません|ないです)|話(?:は|が)(?:それ|逸れ|脱線し)ます)"
+    r"(?:ちなみに|余談|蛇足|.*について|という(?:こと|話)|(?:本題とは)?関係ない|私事)(?:なん|なの)?(?:です|だ)"
+    r"|(?:本題とは)?関係ありません|話(?:は|が)(?:それ|逸れ|脱線し)ます"
 )
 
 
@@ -509,7 +513,6 @@ def _quoting_te(tokens: list[Token], index: int) -> bool:
 
 # Marks between the items of an enumeration: 「A、B、C」「A・B・C」「A，B」.
 _ITEM_SEPARATORS = {"、", "・", "，", ",", "→"}  # → chains steps or versions: 「Thread→ExecutorService→Coroutines」
-_NO_WORD = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _ITEM_MAX_CHARS = 30  # an item longer than this reads as a clause of its own
 _MIN_ENUMERATED = 2  # items in a row, before the last one that ends the list inside the next clause
 
@@ -542,17 +545,16 @@ def enumerations(tokens: list[Token]) -> list[int]:
             items[-1].append(token)
     runs: list[int] = []
     run: list[int] = []
-    end: list[Token] = []  # after the last item: closes the last run
-    for item in [*items, end]:
+    for item in items:
         words = [t for t in item if t.pos1 not in ("空白", "補助記号")]
         size = sum(len(t.surface) for t in item if t.pos1 != "空白")
-        if not size and item is not end:
-            continue  # between a closing bracket and the 、 after it: 「Fragment（…）、Portal（…）」
+        if not size:
+            continue  # between a chain's closing bracket and the 、 after it
         if (
             words and size <= _ITEM_MAX_CHARS and words[-1].pos1 in ("名詞", "接尾辞")
             and not any(
                 t.pos1 in _PREDICATES or (t.pos1 == "助詞" and t.surface != "の" and following.surface != "の")
-                for t, following in zip(words, [*words[1:], _NO_WORD], strict=True)
+                for t, following in zip(words, [*words[1:], NO_TOKEN], strict=True)
             )  # 「別ブランチでの開発」: a particle made attributive by の still leaves a noun phrase
         ):
             run.append(size)
@@ -560,4 +562,6 @@ def enumerations(tokens: list[Token]) -> list[int]:
         if len(run) >= _MIN_ENUMERATED:
             runs.append(sum(run) + len(run) - 1)  # the separators between the items too
         run = []
+    if len(run) >= _MIN_ENUMERATED:
+        runs.append(sum(run) + len(run) - 1)
     return runs

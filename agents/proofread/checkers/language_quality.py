@@ -17,6 +17,7 @@ from pydantic import BaseModel, Field
 from agents.proofread.checkers.base import BaseChecker, CheckResult, metadata_header
 from agents.proofread.checkers.spelling import SpellingChecker, in_other_latin_language
 from agents.proofread.japanese import (
+    NO_TOKEN,
     Token,
     conjunctive_ga,
     doubled_particles,
@@ -672,7 +673,6 @@ def _blank_keeping_lines(match: re.Match[str]) -> str:
 _INLINE_MATH = re.compile(r"(?<![\\$])\$(?!\s)[^$\n]+?(?<!\s)\$(?!\d)")
 
 
-_NO_TOKEN = Token(surface="", pos=("*",) * 6, base="", begin=0, end=0)
 _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 
 
@@ -694,7 +694,7 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
         opening = after.text.lstrip()
         if after.line_start != sentence.line_end or not opening.startswith(("と", "って")):
             continue
-        head = ([t for t in tokenize(opening[:12]) if t.pos1 != "空白"] + [_NO_TOKEN] * 4)[:4]  # always four
+        head = ([t for t in tokenize(opening[:12]) if t.pos1 != "空白"] + [NO_TOKEN] * 4)[:4]  # always four
         saying = head[1].pos1 == "動詞" or (head[1].pos1 == "名詞" and head[2].base == "する")  # と認識して
         connective = head[1].base in ("いう", "言う") and (
             head[2].surface in _FORMAL_AFTER_IU or (head[2].surface == "て" and head[3].surface == "も")
