@@ -2667,3 +2667,16 @@ def test_round_87_javascript_under_a_typescript_tag_renders_the_same():
     assert "rule:code-filename" not in sources("code_quality", text)
     # The other way round the types lose their highlighting.
     assert "rule:code-filename" in sources("code_quality", text.replace("```ts:index.js", "```js:index.ts"))
+
+
+def test_round_92_sentences_under_different_headings_are_not_in_a_row():
+    text = JA_HEAD + (
+        "## 問題A\n\nページが見つかり、正式名称がわかりました。\n\n"
+        "が、入力途中に勝手に送信されて制限に引っかかりました。\n\n"
+        "## 問題B\n\n> 引き継ぐ感じで取り組みました\n\n"
+        "が、ほぼ自己解決されていました。\n"
+    )
+    assert "rule:doubled-conjunction" not in sources("language_quality", text)
+    # Within one section the same two openers are in a row.
+    assert "rule:doubled-conjunction" in sources("language_quality", text.replace("## 問題B\n\n", ""))
+

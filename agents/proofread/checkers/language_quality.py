@@ -339,6 +339,8 @@ class LanguageQualityChecker(BaseChecker):
                 len(words) < 2 or words[1].surface not in "、，," or _after_code(article.lines[sentence.line_start - 1], conjunction)
             ):
                 conjunction = None  # 「`code` で…」「- `xor rdi, rcx`で、…」: a one-kana で/が/と after masked code is a particle
+            if index and _new_section(article, sentences[index - 1], sentence):
+                previous_conjunction = None  # a heading between them: the sentences are not in a row
             if conjunction and conjunction == previous_conjunction:
                 issues.append(self._say(
                     article, "suggestion", sentence.line_start, "rule:doubled-conjunction",
@@ -702,6 +704,12 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
         if saying and not connective and head[0].surface in ("と", "って") and head[0].pos1 == "助詞":
             quoted.add(index)
     return quoted
+
+
+def _new_section(article: ParsedArticle, before: Sentence, after: Sentence) -> bool:
+    """Whether a heading stands between two sentences (round 92's 「が、」 closing one CTF challenge and
+    「が、」 under the next one's heading)."""
+    return any(article.kind(number) == "heading" for number in range(before.line_end + 1, after.line_start))
 
 
 def _mathematical(article: ParsedArticle, sentence: Sentence) -> bool:
