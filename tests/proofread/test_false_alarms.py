@@ -2639,8 +2639,7 @@ def test_round_85_a_clipped_deshou_is_casual_not_polite():
 
 
 def test_round_85_words_reported_after_ga_iu_niwa_keep_their_own_style():
-    polite = "".join(f"これは{n}番目の説明です。\n" for n in range(6))
-    text = JA_HEAD + polite + "公式が言うには、小さな処理を書く時に`match`式だと不自然な書き方になってしまう。\n"
+    text = MIXED + "公式が言うには、小さな処理を書く時に`match`式だと不自然な書き方になってしまう。\n"
     assert "rule:mixed-style" not in sources("language_quality", text)
     assert "rule:mixed-style" in sources("language_quality", text.replace("公式が言うには、", "公式を読むと、"))
 

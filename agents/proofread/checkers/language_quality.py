@@ -679,7 +679,7 @@ _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 
 
 # 「公式が言うには、…。」「先輩曰く、…。」: the sentence gives someone else's words, in their style.
-_REPORTED_SPEECH = re.compile(r"[^。、\n]{1,20}(?:が|の)(?:言う|いう|言)には、|[^。、\n]{1,20}(?:曰く|いわく)、")
+_REPORTED_SPEECH = re.compile(r"[^。、\n]{1,20}(?:が|の)(?:言う|いう)には、|[^。、\n]{1,20}(?:曰く|いわく)、")
 
 
 def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
