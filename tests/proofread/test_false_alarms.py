@@ -2679,3 +2679,20 @@ def test_round_92_sentences_under_different_headings_are_not_in_a_row():
     # Within one section the same two openers are in a row.
     assert "rule:doubled-conjunction" in sources("language_quality", text.replace("## 問題B\n\n", ""))
 
+
+
+def test_round_95_a_ci_variable_as_a_git_url_password_is_no_secret():
+    script = (
+        "# CI\n\n```yaml:.gitlab-ci.yml\nscript:\n"
+        "  - git push -f https://oauth2:$COMMIT_ACCESS_TOKEN@$CI_SERVER_HOST/$CI_PROJECT_PATH.git HEAD:main\n```\n"
+    )
+    assert not sources("privacy", script) & {"rule:assigned-secret", "rule:url-credentials"}
+    # A literal password in the same place is still a leak, reported once as the URL's password.
+    leaked = script.replace("$COMMIT_ACCESS_TOKEN@$CI_SERVER_HOST", "Xq7rT2pLm9ZkW4vN@gitlab.com")
+    assert sources("privacy", leaked) & {"rule:assigned-secret", "rule:url-credentials"} == {"rule:url-credentials"}
+
+
+def test_round_95_a_power_with_a_letter_exponent_is_no_bold_marker():
+    table = "# 結果\n\n| 要素数(10**n) | 1 | 2 |\n|---|---|---|\n| for | 0.06 | 0.07 |\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", table)
+    assert "rule:strong-flanking" in sources("markdown_format", table.replace("(10**n)", "の**「n」**乗"))

@@ -114,10 +114,11 @@ def unrendered_strong(line: str) -> bool:
 
 
 def _exponent(text: str, start: int, end: int) -> bool:
-    """`10**9`, `x**2`: Python's power operator written in prose, between an ASCII letter or digit
-    and a digit."""
+    """`10**9`, `x**2`, `10**n`: Python's power operator written in prose, between two ASCII
+    letters or digits of which one is a digit."""
     before, after = text[start - 1 : start], text[end : end + 1]
-    return before.isascii() and before.isalnum() and after.isascii() and after.isdigit()
+    pair = before + after
+    return len(pair) == 2 and pair.isascii() and pair.isalnum() and any(char.isdigit() for char in pair)
 
 
 def unmatched_strong_runs(text: str) -> list[int]:

@@ -175,6 +175,8 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
             continue  # `$SecuredPassword = ConvertTo-SecureString …`: PowerShell calls a cmdlet
         if line.rfind("{{", 0, match.start(1)) > line.rfind("}}", 0, match.start(1)):
             continue  # `{{resolve:secretsmanager:…:SecretString:password}}`: a template's lookup, no literal
+        if line[: match.start(1)].endswith("://"):
+            continue  # `https://oauth2:$TOKEN@host`: a URL's user and password, which url-credentials judges
         if not not_a_secret(match.group(1), match.group(2)):
             yield match
 
