@@ -5,7 +5,8 @@
 
 `list` prints, per repository, its Markdown files of 4–20 KB (the size the held-out sets are drawn
 from) with the date and commit that last changed each, its size, the front-matter flags that say
-whether it is published (published, private, draft, type, lang), and the language its letters point
+whether it is published (published, private, draft, type, lang; a Zenn front matter with no
+`published:` is marked unpublished, as Zenn does not publish it), and the language its letters point
 to (`check_corpus.script_of`): metadata only, no article text, so a held-out set can be picked
 without reading it. `sweep` copies the published 2–40 KB posts that no corpus record holds into DIR
 (`<owner>+<name>__<path>.md`, at most `--per-repo` per repository, in path order) for
@@ -30,6 +31,9 @@ SKIPPED = ("readme", "license", "changelog", "node_modules", "code_of_conduct", 
            "agents.md", ".claude/", ".github/", "themes/", "template", "_drafts/", "/draft/", "/drafts/")  # unpublished posts
 FLAGS = ("published", "private", "draft", "type", "lang", "language")
 UNPUBLISHED = re.compile(r"^(?:published:\s*false|private:\s*true|draft\s*[:=]\s*true)", re.M | re.I)
+# Zenn's own keys: Zenn publishes an article only when its front matter says `published: true`.
+ZENN_KEYS = re.compile(r"^(?:emoji|topics):", re.M)
+PUBLISHED = re.compile(r"^published:\s*true\b", re.M | re.I)
 
 
 def _git(git: Path, *args: str) -> bytes:
@@ -57,7 +61,16 @@ def front_matter(text: str) -> str:
 def flags(text: str) -> str:
     head = front_matter(text)
     found = [f"{key}={m.group(1).strip()[:12]}" for key in FLAGS if (m := re.search(rf"^{key}\s*[:=]\s*(.+)$", head, re.M))]
+    if ZENN_KEYS.search(head) and not re.search(r"^published\s*:", head, re.M):
+        found.append("unpublished (Zenn front matter without published: true)")
     return " ".join(found)
+
+
+def unpublished(text: str) -> bool:
+    """A draft by its front matter: `published: false`, `private: true`, `draft: true`, or Zenn's
+    keys (`emoji`, `topics`) without `published: true`, which Zenn does not publish."""
+    head = front_matter(text)
+    return bool(UNPUBLISHED.search(head) or (ZENN_KEYS.search(head) and not PUBLISHED.search(head)))
 
 
 def list_candidates(mirrors: Path, repos: list[str], shown: int) -> int:
@@ -93,7 +106,7 @@ def sweep(mirrors: Path, out: Path, repos: list[str], per_repo: int) -> int:
             if taken >= per_repo or (repo, path) in used:
                 continue
             data = _git(git, "show", f"HEAD:{path}")
-            if UNPUBLISHED.search(front_matter(data.decode("utf-8", errors="replace"))):
+            if unpublished(data.decode("utf-8", errors="replace")):
                 continue
             name = repo.replace("/", "+") + "__" + re.sub(r"[^A-Za-z0-9._-]", "_", path)
             (out / (name if name.endswith(".md") else name + ".md")).write_bytes(data)

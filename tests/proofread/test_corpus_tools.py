@@ -20,6 +20,8 @@ import rebuild_shared  # noqa: E402
 
 JA = "---\ntitle: \"テスト\"\npublished: true\n---\n\n" + "これは日本語の記事です。設定を変更します。\n" * 200
 DRAFT = "---\ntitle: \"下書き\"\npublished: false\n---\n\n" + "まだ書きかけの記事です。\n" * 300
+# Zenn's keys with no `published: true`: Zenn does not publish it, whatever else its front matter says.
+UNSAID = "---\ntitle: \"メモ\"\nemoji: \"📝\"\ntopics: []\ndraft: false\n---\n\n" + "公開前のメモです。\n" * 300
 ZH = "---\ntitle: test\n---\n\n" + "這是一篇關於開發環境的文章，我們使用指令來建置。\n" * 200
 EN = "# Notes\n\n" + "This post explains how the build works and why it is fast.\n" * 80
 
@@ -29,7 +31,8 @@ def mirrors(tmp_path: Path) -> Path:
     work = tmp_path / "work"
     (work / "articles").mkdir(parents=True)
     (work / "_drafts").mkdir()
-    for name, text in {"ja.md": JA, "draft.md": DRAFT, "zh.md": ZH, "en.md": EN, "README.md": EN}.items():
+    files = {"ja.md": JA, "draft.md": DRAFT, "unsaid.md": UNSAID, "zh.md": ZH, "en.md": EN, "README.md": EN}
+    for name, text in files.items():
         (work / "articles" / name if name != "README.md" else work / name).write_text(text, encoding="utf-8")
     (work / "_drafts" / "unfinished.md").write_text(EN, encoding="utf-8")  # Jekyll keeps unpublished posts here
     (work / "draft").mkdir()
@@ -53,6 +56,7 @@ def test_list_shows_metadata_and_language_never_the_text(mirrors, capsys):
     out = capsys.readouterr().out
     assert "articles/ja.md published=true" in out and " ja articles/ja.md" in out
     assert " zh articles/zh.md" in out and "articles/draft.md published=false" in out
+    assert "articles/unsaid.md draft=false unpublished (Zenn front matter without published: true)" in out
     assert "README" not in out and "_drafts" not in out and "draft/later" not in out and "設定を変更します" not in out
     assert candidates.main(["--mirrors", str(mirrors), "list", "nobody/none"]) == 0
     assert "no snapshot" in capsys.readouterr().out
