@@ -47,6 +47,9 @@ MIN_LENGTH = 4
 MIN_CORRECTION_FREQUENCY = 100
 # A correction other than the word without its first letter, when that one is a candidate too.
 PREFIXED_RIVAL_FREQUENCY = 10_000
+# How much rarer than the likeliest correction one that keeps the first letter may be and still be
+# suggested instead (cursor is 17 times rarer than juror; supplication 84 times rarer than application).
+FIRST_LETTER_RIVAL_RATIO = 25
 # A word of four letters is reported only as a slip of one of the most common words (wirh → with,
 # onyl → only): other short unknown words were abbreviations and names (util, iter, noop, dbus).
 SHORT_WORD = 4
@@ -207,7 +210,10 @@ def correction(word: str) -> str | None:
         return None
     if len(word) <= SHORT_WORD and frequency[best] < SHORT_CORRECTION_FREQUENCY:
         return None  # a short unknown word is mostly an abbreviation (util, iter, noop); not a typo of `the`
-    return str(best)
+    # A typo seldom changes a word's first letter: a likely word that keeps it is the better guess
+    # unless it is far rarer (sould → should, not would; curor → cursor, not juror; ehich → which).
+    keeps = [c for c in candidates if c[:1] == word[:1] and frequency[c] * FIRST_LETTER_RIVAL_RATIO >= frequency[best]]
+    return str(max(keeps, key=lambda candidate: frequency[candidate], default=best))
 
 
 def prose_words(line: str) -> list[tuple[int, str]]:
