@@ -2696,3 +2696,18 @@ def test_round_95_a_power_with_a_letter_exponent_is_no_bold_marker():
     table = "# 結果\n\n| 要素数(10**n) | 1 | 2 |\n|---|---|---|\n| for | 0.06 | 0.07 |\n"
     assert "rule:strong-flanking" not in sources("markdown_format", table)
     assert "rule:strong-flanking" in sources("markdown_format", table.replace("(10**n)", "の**「n」**乗"))
+
+
+def test_round_96_an_ipython_magic_stored_in_an_item_is_valid_notebook_code():
+    block = "# 計測\n\n```python\nsim_result = {}\nsim_result[\"filter\"] = %timeit -o result[:] = list(xs)\n```\n"
+    assert "rule:syntax-python" not in sources("code_quality", block)
+    # The same line without the magic's % is a Python syntax error, and is reported.
+    assert "rule:syntax-python" in sources("code_quality", block.replace("%timeit -o ", "timeit -o "))
+
+
+def test_round_96_operators_listed_in_prose_are_no_bold_markers():
+    quote = "# 演算子\n\n> 二項算術演算 (+, -, *, @, /, //, %, divmod(), pow(), **, <<, >>, &, ^, |) を実装します。\n"
+    assert "rule:strong-flanking" not in sources("markdown_format", quote)
+    assert "rule:strong-flanking" not in sources("markdown_format", "# 演算子\n\n冪乗は (**, pow) で書けます。\n")
+    # Bold that opens before a bracket and cannot close is still reported.
+    assert "rule:strong-flanking" in sources("markdown_format", "# 演算子\n\nこれは **「強調」**です。\n")

@@ -410,8 +410,9 @@ def check_python(source: str) -> None:
         # REPL transcript: keep the statements, blank the output, keep the line count. An embedding
         # application may name its interpreter before the prompt (TouchDesigner's `python >>> `).
         lines = _repl_statements(lines)
-    # IPython magics (%matplotlib, !pip), their output captured (`ids = !gcloud …`) and help (obj? / obj??)
-    lines = ["pass" if re.match(r"^\s*(?:[\w.]+\s*=\s*)?[!%]|^\s*[\w.]+\?\??\s*$", line) else line for line in lines]
+    # IPython magics (%matplotlib, !pip), their output captured (`ids = !gcloud …`, also into an item:
+    # `results["filter"] = %timeit -o …`) and help (obj? / obj??)
+    lines = ["pass" if IPYTHON_LINE.match(line) else line for line in lines]
     lines = _comment_bodies_filled(lines)
     # What the interpreter printed, pasted without its >>> (`type(a)` / `<class 'int'>`): output.
     lines = ["" if PYTHON_REPR.match(line) else line for line in lines]
@@ -449,6 +450,7 @@ def _repl_statements(lines: list[str]) -> list[str]:
     return kept
 
 
+IPYTHON_LINE = re.compile(r"^\s*(?:[\w.]+(?:\[[^\]\n]*\])*\s*=\s*)?[!%]|^\s*[\w.]+\?\??\s*$")
 CYTHON = re.compile(r"^\s*(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)
 # Type parameter lists and `type` aliases (PEP 695, Python 3.12).
 PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)

@@ -150,10 +150,13 @@ def unmatched_strong_runs(text: str) -> list[int]:
 
 def _standing_alone(text: str, start: int, end: int) -> bool:
     """Asterisks that hold nothing: with blanks on both sides (`** 見出し`, Hatena's heading mark, or
-    ` ** ` between words) or alone inside a pair of brackets (`(**)`, a note mark). They were never
-    meant as bold, so they are no bold that fails to render."""
+    ` ** ` between words), alone inside a pair of brackets (`(**)`, a note mark), or an item of a
+    list of operators (`(+, -, *, /, **, <<)`: a blank or an opening bracket before, a separator or
+    a closing bracket after). They were never meant as bold, so they are no bold that fails to render."""
     before, after = text[start - 1 : start], text[end : end + 1]
     if (not before or before.isspace()) and (not after or after.isspace()):
+        return True
+    if (not before or before.isspace() or before in "(（,、") and after in (",", "、", ")", "）", "]"):
         return True
     return before + after in ("()", "（）", "「」", "[]", "【】")
 
