@@ -2711,3 +2711,15 @@ def test_round_96_operators_listed_in_prose_are_no_bold_markers():
     assert "rule:strong-flanking" not in sources("markdown_format", "# 演算子\n\n冪乗は (**, pow) で書けます。\n")
     # Bold that opens before a bracket and cannot close is still reported.
     assert "rule:strong-flanking" in sources("markdown_format", "# 演算子\n\nこれは **「強調」**です。\n")
+
+
+def test_round_48_a_page_sent_to_the_printer_is_output_not_markdown():
+    page = (
+        "---\ntitle: Homework manager\n---\n\n# Homework manager\n\n"
+        "In fact, all it does is send the following to the printer:\n\n"
+        "```\n------------------------------\n**THE HOMEWORK MANAGER VERSION 1.0**\n------------------------------\n"
+        "Subject: <...>\nDue Date: <...>\n------------------------------\nCopyright 1994.\n```\n"
+    )
+    assert "rule:code-language" not in sources("code_quality", page)
+    # The same block introduced as a file to write is Markdown source, and still wants its tag.
+    assert "rule:code-language" in sources("code_quality", page.replace("send the following to the printer", "save this as NOTES.md"))
