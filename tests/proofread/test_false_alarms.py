@@ -2723,3 +2723,16 @@ def test_round_48_a_page_sent_to_the_printer_is_output_not_markdown():
     assert "rule:code-language" not in sources("code_quality", page)
     # The same block introduced as a file to write is Markdown source, and still wants its tag.
     assert "rule:code-language" in sources("code_quality", page.replace("send the following to the printer", "save this as NOTES.md"))
+
+
+def test_round_85_a_file_shown_from_its_one_member_to_change_is_an_excerpt():
+    excerpt = (
+        "# Lint\n\n`package.json` を更新します。\n\n"
+        "```json:package.json\n{\n  \"scripts\": {\n    \"lint\": \"textlint . && markdownlint **/*.md\"\n  },\n}\n```\n"
+    )
+    assert "rule:syntax-json" not in sources("code_quality", excerpt)
+    # A comma after the last of several members, or after a lone value, is a slip a reader would
+    # copy: still reported.
+    slip = excerpt.replace('  },\n}', '  },\n  "private": true,\n}')
+    assert "rule:syntax-json" in sources("code_quality", slip)
+    assert "rule:syntax-json" in sources("code_quality", '# Lint\n\n```json\n{\n  "private": true,\n}\n```\n')

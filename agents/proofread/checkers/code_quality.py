@@ -503,6 +503,24 @@ def _json_values(source: str) -> int:
     return count
 
 
+def _one_member_shown(source: str) -> bool:
+    """An object whose only member, a section (an object or a list), is followed by a comma before
+    the closing brace: a file shown from the section the text asks to change (package.json's
+    `scripts`), the comma standing for the members left out. A comma after a lone value
+    (`{"url": "…",}`) or after the last of several members is a slip, and stays an error."""
+    text = source.strip()
+    if not (text.startswith("{") and text.endswith("}")):
+        return False
+    inner = text[1:-1].rstrip()
+    if not inner.endswith(","):
+        return False
+    try:
+        value = json.loads("{" + inner[:-1] + "}")
+    except ValueError:
+        return False
+    return isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), (dict, list))
+
+
 def check_json(source: str) -> None:
     try:
         json.loads(source)
@@ -510,6 +528,8 @@ def check_json(source: str) -> None:
         before = source[: exc.pos].rstrip()
         if before.endswith(",") and not source[exc.pos :].strip():
             return  # the block stops after a member's comma (`},` of a long array): an excerpt, cut there
+        if _one_member_shown(source):
+            return  # `{"scripts": {…},}`: a file shown from the one member to change, the comma marking the rest
         if before.endswith(",") and exc.msg.startswith(("Expecting property name", "Expecting value")):
             # The parser notices a trailing comma at the next token; point at the comma.
             raise SyntaxProblem(before.count("\n") + 1, "trailing comma") from None
