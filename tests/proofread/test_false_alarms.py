@@ -2680,7 +2680,6 @@ def test_round_92_sentences_under_different_headings_are_not_in_a_row():
     assert "rule:doubled-conjunction" in sources("language_quality", text.replace("## 問題B\n\n", ""))
 
 
-
 def test_round_95_a_ci_variable_as_a_git_url_password_is_no_secret():
     script = (
         "# CI\n\n```yaml:.gitlab-ci.yml\nscript:\n"

@@ -142,7 +142,7 @@ _WHERE_KEPT = re.compile(
 # what it sent to the printer: a 1994 program's page, round 48).
 _OUTPUT_CUE = re.compile(
     r"表示され|出力され|出力結果|実行結果|(?:エラー|警告)が(?:発生|出)|返って|返され"
-    r"|(?i:\boutput\b|\bprint(?:s|ed|er|outs?)\b|\bprint-outs?\b|\berror\b|\bwarning\b|\breturn(?:s|ed)\b|you(?:'ll| will| should)? see\b)"
+    r"|(?i:\boutput\b|\bprint(?:s|ed|er|-?outs?)\b|\berror\b|\bwarning\b|\breturn(?:s|ed)\b|you(?:'ll| will| should)? see\b)"
 )
 
 

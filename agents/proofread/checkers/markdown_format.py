@@ -154,9 +154,10 @@ def _standing_alone(text: str, start: int, end: int) -> bool:
     list of operators (`(+, -, *, /, **, <<)`: a blank or an opening bracket before, a separator or
     a closing bracket after). They were never meant as bold, so they are no bold that fails to render."""
     before, after = text[start - 1 : start], text[end : end + 1]
-    if (not before or before.isspace()) and (not after or after.isspace()):
+    blank_before = not before or before.isspace()
+    if blank_before and (not after or after.isspace()):
         return True
-    if (not before or before.isspace() or before in "(（,、") and after in (",", "、", ")", "）", "]"):
+    if (blank_before or before in "(（,、") and after in (",", "、", ")", "）", "]"):
         return True
     return before + after in ("()", "（）", "「」", "[]", "【】")
 
