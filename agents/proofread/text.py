@@ -351,7 +351,11 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
                 open_marks.append(char)
             elif open_marks and (char in _CLOSERS or (char == '"' and open_marks[-1] == "“")):
                 open_marks.pop()  # “…" : a curly quotation closed by a straight one still closes
-                if not japanese and not open_marks and (
+                if japanese and bracketed_sentence and not open_marks and char in ")）" and _line_ends(line, index + 1):
+                    # 「（…多すぎて、…英語ページも探したが似たような状況）」 on a line of its own: an aside
+                    # that opens its sentence and closes the line ends there, with or without 。
+                    flush(number)
+                elif not japanese and not open_marks and (
                     (char in _CLOSING_QUOTES and _closes_sentence(line, index))
                     or (bracketed_sentence and char in ")]" and _closes_bracketed_sentence(line, index))
                 ):

@@ -2735,3 +2735,20 @@ def test_round_85_a_file_shown_from_its_one_member_to_change_is_an_excerpt():
     slip = excerpt.replace('  },\n}', '  },\n  "private": true,\n}')
     assert "rule:syntax-json" in sources("code_quality", slip)
     assert "rule:syntax-json" in sources("code_quality", '# Lint\n\n```json\n{\n  "private": true,\n}\n```\n')
+
+
+def test_round_105_an_aside_in_brackets_on_a_line_of_its_own_ends_its_sentence():
+    aside = (
+        "# 試して無駄だったこと\n\n"
+        "インターネットで調べると、以下のような記事が大量に出てきます。  \n"
+        "（中身のない記事が多すぎて、必要な情報にたどり着けない。英語ページも探したが似たような状況）\n"
+        "すべて試しましたが無駄でした。  \n"
+    )
+    assert "rule:doubled-conjunctive-ga" not in sources("language_quality", aside)
+    # An aside that goes on in the next line's words is still part of that sentence.
+    inside = (
+        "# 試して無駄だったこと\n\n"
+        "英語ページも探しましたが（似たような状況で）\n"
+        "すべて試しましたが無駄でした。\n"
+    )
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", inside)
