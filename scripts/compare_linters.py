@@ -1,7 +1,7 @@
 """Compare /proofread with textlint (preset-ja-technical-writing) and markdownlint-cli2 on the
 real-article corpus: findings by line that only one side reports, and time per article.
 
-    python scripts/compare_linters.py [--split dev] [--tools DIR] [--show N]
+    python scripts/compare_linters.py [--split dev[,heldout2,…]] [--tools DIR] [--show N]
 
 Not run in CI: it needs Node.js and npm (the two linters are installed into DIR, by default
 ~/.cache/concierge-linters, on first use). Lines are compared, not messages: a line reported by
@@ -25,7 +25,16 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.proofread_quality import MANIFEST, SHARED, article_path, load_manifest, refuse_heldout, review_text  # noqa: E402
+from bench.proofread_quality import (  # noqa: E402
+    MANIFEST,
+    SHARED,
+    CorpusError,
+    article_path,
+    load_manifest,
+    parse_splits,
+    refuse_heldout,
+    review_text,
+)
 
 PACKAGES = ("textlint", "textlint-rule-preset-ja-technical-writing", "markdownlint-cli2")
 _MDL_LINE = re.compile(r"^(?P<path>.+?):(?P<line>\d+)(?::\d+)? (?:error |warning )?(?P<rule>MD\d+)")
@@ -85,10 +94,15 @@ async def ours(path: Path, text: str) -> tuple[set[int], Counter[str], float]:
 
 async def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python scripts/compare_linters.py")
-    parser.add_argument("--split", default="dev", choices=("dev", "heldout", "heldout2"))
+    parser.add_argument("--split", default="dev", help="one split, or several joined by commas (as the bench takes)")
     parser.add_argument("--tools", type=Path, default=Path.home() / ".cache" / "concierge-linters")
     parser.add_argument("--show", type=int, default=10, help="rules to list per tool")
     args = parser.parse_args(argv)
+    try:
+        splits = parse_splits(args.split)
+    except CorpusError as exc:
+        print(exc, file=sys.stderr)
+        return 2
     reason = refuse_heldout(args.split)
     if reason:
         print(reason, file=sys.stderr)
@@ -99,7 +113,7 @@ async def main(argv: list[str]) -> int:
     times: dict[str, list[float]] = {"ours": [], "textlint": [], "markdownlint": []}
     skipped = 0
     for article in load_manifest(MANIFEST):
-        if article["split"] != args.split:
+        if article["split"] not in splits:
             continue
         path = article_path(article, MANIFEST, SHARED)
         if not path.is_file():
