@@ -2752,3 +2752,6 @@ def test_round_105_an_aside_in_brackets_on_a_line_of_its_own_ends_its_sentence()
         "すべて試しましたが無駄でした。\n"
     )
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", inside)
+    # So is a sentence that opens with a bracket closed before the line ends (「（補足）…が」).
+    opened = "# 試して無駄だったこと\n\n（補足）英語ページも探しましたが\nすべて試しましたが無駄でした。\n"
+    assert "rule:doubled-conjunctive-ga" in sources("language_quality", opened)
