@@ -475,7 +475,11 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Zenn topics cannot contain spaces or symbols: {names}.": "Zenn の topics には空白や記号を使えません: {names}。",
         "Use lowercase letters and digits only, e.g. nextjs instead of Next.js.":
             "英小文字と数字だけにしてください（例: Next.js ではなく nextjs）。",
-        "Zenn rejects such topics.": "Zenn はこのような topics を受け付けません。",
+        "Zenn's own validator reports such topics (use nextjs, cpp, csharp).":
+            "Zenn 自身の検証がこのような topics をエラーにします（nextjs、cpp、csharp のように書きます）。",
+        "Zenn topics are one string, not a list: {value}.": "Zenn の topics が配列ではなく一つの文字列です: {value}。",
+        "Write them as a list: topics: [{listed}].": "配列で書いてください: topics: [{listed}]",
+        "Zenn's own validator asks for topics as a list.": "Zenn 自身の検証は topics を配列で書くよう求めます。",
     },
     "no-headings": {
         "The article has no headings.": "記事に見出しがありません。",

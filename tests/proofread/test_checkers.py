@@ -246,6 +246,18 @@ def test_zenn_front_matter_rules():
     }
 
 
+def test_zenn_topics_written_as_one_string_are_asked_for_as_a_list():
+    # `topics: ai, api, agent` is one YAML string: Zenn's validator wants a list, not other letters.
+    head = '---\ntitle: "記事"\nemoji: "🧪"\ntype: "tech"\ntopics: ai, api, agent\npublished: true\n---\n\n本文\n'
+    [issue] = [i for i in run("structure", head) if i.source == "rule:topics-format"]
+    assert issue.line_start == 5 and "one string, not a list" in issue.problem
+    assert 'topics: ["ai", "api", "agent"]' in issue.suggestion
+    # A listed topic with a symbol is still named as such.
+    dotted = head.replace("topics: ai, api, agent", 'topics: ["Next.js", "react"]')
+    [issue] = [i for i in run("structure", dotted) if i.source == "rule:topics-format"]
+    assert "Next.js" in issue.problem and "spaces or symbols" in issue.problem
+
+
 def test_qiita_needs_tags():
     issues = run("structure", "platform:qiita\n---\ntitle: Qiita記事\ntags: []\nprivate: false\n---\n\n本文\n")
     assert [(i.source, i.severity, i.line_start) for i in issues] == [("rule:tags-count", "critical", 3)]

@@ -246,13 +246,21 @@ class StructureChecker(BaseChecker):
                 f"Keep the {MAX_TOPICS} most relevant {key}.",
                 f"{platform} refuses to publish an article with more than {MAX_TOPICS} {key}.", f"rule:{key}-count",
             ))
-        if zenn:
+        if zenn and isinstance(value, str) and "," in value:
+            # `topics: ai, api, agent`: YAML reads one string, which Zenn's validator asks to be a list
+            listed = ", ".join(f'"{part.strip()}"' for part in value.split(",") if part.strip())
+            issues.append(self.issue(
+                article, "warning", line, f"Zenn topics are one string, not a list: {value.strip()}.",
+                f"Write them as a list: topics: [{listed}].",
+                "Zenn's own validator asks for topics as a list.", "rule:topics-format",
+            ))
+        elif zenn:
             bad = [name for name in names if re.search(r"[\s.+#/&@!?()]", name)]
             if bad:
                 issues.append(self.issue(
                     article, "warning", line, f"Zenn topics cannot contain spaces or symbols: {', '.join(bad)}.",
                     "Use lowercase letters and digits only, e.g. nextjs instead of Next.js.",
-                    "Zenn rejects such topics.", "rule:topics-format",
+                    "Zenn's own validator reports such topics (use nextjs, cpp, csharp).", "rule:topics-format",
                 ))
         return issues
 
