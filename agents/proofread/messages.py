@@ -577,6 +577,7 @@ FRAGMENTS: dict[str, str] = {
     "the URL has no host name": "ホスト名がありません",
     "the host contains full-width punctuation": "ホスト名に全角の記号が含まれています",
     "“{host}” is not a valid host name": "「{host}」はホスト名として正しくありません",
+    "the host name “{host}” ends with a dot": "ホスト名「{host}」の末尾にドットがあります",
     "the port number is out of range": "ポート番号が範囲外です",
     "a private key": "秘密鍵",
     "an AWS access key ID": "AWS のアクセスキー ID",

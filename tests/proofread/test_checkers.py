@@ -258,6 +258,16 @@ def test_zenn_topics_written_as_one_string_are_asked_for_as_a_list():
     assert "Next.js" in issue.problem and "spaces or symbols" in issue.problem
 
 
+def test_a_host_name_ending_in_a_dot_is_named_for_what_it_is():
+    from agents.proofread.checkers.link import malformed_reason
+
+    # `[www.flyte.org](http://www.flyte.org./)`: the sentence's full stop typed into the link.
+    assert malformed_reason("http://www.flyte.org./") == "the host name “www.flyte.org.” ends with a dot"
+    assert malformed_reason("http://www.flyte.org/") is None
+    # A host that is wrong besides its dot is still called invalid.
+    assert malformed_reason("http://examplecom./") == "“examplecom.” is not a valid host name"
+
+
 def test_qiita_needs_tags():
     issues = run("structure", "platform:qiita\n---\ntitle: Qiita記事\ntags: []\nprivate: false\n---\n\n本文\n")
     assert [(i.source, i.severity, i.line_start) for i in issues] == [("rule:tags-count", "critical", 3)]

@@ -78,6 +78,9 @@ def malformed_reason(url: str) -> str | None:
     if any(not ch.isascii() for ch in host) and not host.startswith("xn--"):
         if re.search(r"[．。／：]", host):
             return "the host contains full-width punctuation"
+    # `http://www.flyte.org./`: a full stop typed into the link. DNS takes the root's dot, but the
+    # Host header then carries it and most sites answer that name with an error.
+    written, host = host, host.rstrip(".") or host
     if host not in LOCAL_HOSTS and not _is_ip(host):
         labels = host.split(".")
         # One label with a port (`https://k3s-master:6443`) names a machine on the writer's network.
@@ -86,9 +89,11 @@ def malformed_reason(url: str) -> str | None:
             not (HOST_LABEL if index == len(labels) - 1 else SUBDOMAIN_LABEL).match(label)
             for index, label in enumerate(labels) if label.isascii()
         ):
-            return f"“{host}” is not a valid host name"
+            return f"“{written}” is not a valid host name"
         if labels[-1].isdigit():
-            return f"“{host}” is not a valid host name"
+            return f"“{written}” is not a valid host name"
+    if written != host:
+        return f"the host name “{written}” ends with a dot"
     if port is not None and not 0 < port < 65536:
         return "the port number is out of range"
     return None
