@@ -117,6 +117,8 @@ _REDUPLICATED_NOUNS = frozenset({"要所", "場面", "局面", "箇所", "節目
 # Demonstratives said twice as an exclamation: 「これこれ！」 (this is it!), 「どれどれ？」.
 _REDUPLICATED_PRONOUNS = frozenset({"これ", "それ", "あれ", "どれ"})
 _EXCLAMATIONS = frozenset({"！", "!", "？", "?"})
+# おれおれ / 俺俺 (オレオレ証明書, おれおれ Advent Calendar): one slang word for "home-made", not a slip.
+_SELF_MADE = frozenset({"おれ", "俺"})
 _KATAKANA = re.compile(r"[\u30a0-\u30ffー]+")
 _SYMBOLS = re.compile(r"[\d.,ー〜~\-_=*#/\\|+:;!?()\[\]{}<>'\"`@$%^&]+")
 _OPEN_BRACKET, _CLOSE_BRACKET = "括弧開", "括弧閉"
@@ -372,6 +374,8 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
             and not (previous.pos1 == "代名詞" and previous.surface in _REDUPLICATED_PRONOUNS
                      and (after is None or after.surface in _EXCLAMATIONS))  # 「これこれ！」; 「それそれ等しい」 is それぞれ
+            and not (previous.pos1 == "代名詞" and previous.surface in _SELF_MADE)  # おれおれ証明書: "home-made"
+            and current.surface != "笑"  # 「…宿題とします笑笑」: a laugh, as www
             and not _SYMBOLS.fullmatch(current.surface)
             and not (_KATAKANA.fullmatch(current.surface) and len(current.surface) <= 2)
             and current.begin - previous.end <= 1
@@ -395,6 +399,10 @@ def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
                 continue  # 「ではでは、」 opening a sentence: a greeting, not a particle typed twice
             if any(t.pos1 == "代名詞" for t in first):
                 continue  # 「AはそれはそれでB」「これはこれで」: a pronoun repeated with は is an idiom
+            if all(t.pos2 == "終助詞" for t in first):
+                continue  # 「フロントエンドよわよわなので」: a word doubled the colloquial way (弱々), read as よ + わ
+            if start > 0 and words[start - 1].surface in ("なん", "かん") and first[0].surface == "と":
+                continue  # 「なんとかかんとかとか言う」: the first とか closes なんとか/かんとか
             if any(b.begin - a.end > 0 for a, b in itertools.pairwise(first + second)):
                 continue  # typed apart: not one slip
             if any(second[0] is copy for _phrase, copy in found):

@@ -2755,3 +2755,16 @@ def test_round_105_an_aside_in_brackets_on_a_line_of_its_own_ends_its_sentence()
     # So is a sentence that opens with a bracket closed before the line ends (「（補足）…が」).
     opened = "# 試して無駄だったこと\n\n（補足）英語ページも探しましたが\nすべて試しましたが無駄でした。\n"
     assert "rule:doubled-conjunctive-ga" in sources("language_quality", opened)
+
+
+def test_sweep_colloquial_doublings_are_no_slips():
+    for line in (
+        "フロントエンドよわよわなのでめっちゃ時間かかった。",  # 弱々, read as the particles よ + わ twice
+        "`ssh` を叩いて `fingerprint` がなんとかかんとかとか言われたことがあるはずです。",  # かんとか, then とか
+        "配列とかおれおれ Advent Calendar の記事を読みました。",  # おれおれ: home-made
+        "ちょっと間に合わなかったので、ここは宿題とします笑笑",  # a laugh
+    ):
+        assert "rule:doubled-word" not in sources("language_quality", JA_HEAD + line + "\n"), line
+    # A particle, a word or a compound particle typed twice is still reported.
+    for slip in ("このシーンではは特に何も動作しません。", "外部からアクセスアクセスできません。", "設定というという項目があります。"):
+        assert "rule:doubled-word" in sources("language_quality", JA_HEAD + slip + "\n"), slip
