@@ -2768,3 +2768,14 @@ def test_sweep_colloquial_doublings_are_no_slips():
     # A particle, a word or a compound particle typed twice is still reported.
     for slip in ("このシーンではは特に何も動作しません。", "外部からアクセスアクセスできません。", "設定というという項目があります。"):
         assert "rule:doubled-word" in sources("language_quality", JA_HEAD + slip + "\n"), slip
+
+
+def test_sweep_a_preprocessor_directive_opening_a_prose_line_is_no_heading():
+    notes, about, slip = linted(
+        "# メモ\n\n## 「#if !defined(LEAP_H)」 is 何\n#ifで特定のシンボルが定義されているかどうかを調べる。  \n#endifで括る必要がある。\n",
+        "# メモ\n\n#if文の使い方\n\n本文です。\n",
+        "# メモ\n\n#はじめに\n\n本文です。\n",
+    )
+    assert not {("pymarkdownlnt:MD018", 4), ("pymarkdownlnt:MD018", 5)} & notes
+    # A heading typed without its space is still reported, also one about the directive (`#if文`).
+    assert ("pymarkdownlnt:MD018", 3) in about and ("pymarkdownlnt:MD018", 3) in slip

@@ -342,8 +342,10 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # spaces inside an image's alt text: nothing shows them
             if rule == "md027" and (EMPTY_QUOTE.match(article.line(line)) or not article.line(line).lstrip().startswith(">")):
                 continue  # `> ` and white space on an empty quote line, or a lazy continuation line with no `>`
-            if rule == "md018" and (kind == "list" or CODE_LIKE_HASH.match(article.line(line))):
-                continue  # `- #hashtag` (a list item's text), `#[derive(Debug)]`, `#!/bin/sh`: no heading
+            if rule == "md018" and (
+                kind == "list" or CODE_LIKE_HASH.match(article.line(line)) or DIRECTIVE_HASH.match(article.line(line))
+            ):
+                continue  # `- #hashtag` (a list item's text), `#[derive(Debug)]`, `#!/bin/sh`, `#endifで括る`: no heading
             if rule == "md059" and _named_by_target(article.line(line), column):
                 continue  # `[here](https://here.r-lib.org)`: R's package named here; the text names its target
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
@@ -574,6 +576,12 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
 # A heading's # is followed by its text: after `#[` (a Rust attribute), `#!` (a shebang) or `#{`
 # the line was never meant as one.
 CODE_LIKE_HASH = re.compile(r"\s{0,3}#+[!-\"$-/:-@\[-`{-~]")
+# A C preprocessor directive that opens a prose line (「#ifで…を調べる。」「#endifで括る必要がある。」): the
+# writer names the directive; followed by a space, a symbol, a particle or nothing, never a heading.
+DIRECTIVE_HASH = re.compile(
+    r"\s{0,3}#(?:include|define|undef|ifdef|ifndef|if|elif|else|endif|pragma)"
+    r"(?=$|[\s!-/:-@\[-`{-~\u3041-\u309f])"
+)
 # A spaced * after a number or a bracket, before an operand, is a multiplication sign (CommonMark
 # leaves it as text): `7866 * 1024 * 1024`, `A[P] * A[Q]`, `2/(F-N) * P’z`, `(F-N)/2 * P’’z`.
 ARITHMETIC_STAR = re.compile(r"[\d\])]\s+\*\s+[\w(]")
