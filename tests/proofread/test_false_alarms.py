@@ -2779,3 +2779,14 @@ def test_sweep_a_preprocessor_directive_opening_a_prose_line_is_no_heading():
     assert not {("pymarkdownlnt:MD018", 4), ("pymarkdownlnt:MD018", 5)} & notes
     # A heading typed without its space is still reported, also one about the directive (`#if文`).
     assert ("pymarkdownlnt:MD018", 3) in about and ("pymarkdownlnt:MD018", 3) in slip
+
+
+def test_sweep_field_terms_are_no_misspellings():
+    for line in (
+        "たたみこみのわくぐみを抽出した関数foldrについて学ぶ。",  # Haskell's right fold
+        "後者ではhygenテンプレートなどを使いコンポーネントを作ります。",  # a code generator
+    ):
+        assert "rule:spelling" not in sources("language_quality", JA_HEAD + line + "\n"), line
+    assert "rule:spelling" not in sources("language_quality", "# Laziness\n\nEach argument becomes a thunk until it is used.\n")
+    # A misspelt word beside them is still reported.
+    assert "rule:spelling" in sources("language_quality", "# Laziness\n\nEach argument becomes a thunk untill it is used.\n")
