@@ -240,12 +240,14 @@ _PRESSED = frozenset({"クリック", "タップ", "押下", "選択", "押す"}
 
 def _button_label(tokens: list[Token], first: int, second: int) -> bool:
     """「データセットを作成をクリック」: the first を is part of a button's name (「データセットを作成」,
-    an action written as the label: a する-noun right before the second を), and the second is the
+    an action written as the label: a する-noun right before the second を, or before the word
+    naming the part of the screen: 「秘密キーを生成 ボタンをクリック」), and the second is the
     sentence's own, the object of the click."""
     between = [t for t in tokens[first + 1 : second] if t.pos1 != "空白"]
     following = next((t for t in tokens[second + 1 :] if t.pos1 != "空白"), None)
     return (
-        len(between) == 1 and between[0].pos[2] == "サ変可能"
+        len(between) in (1, 2) and between[0].pos[2] == "サ変可能"
+        and (len(between) == 1 or between[1].surface in _SCREEN_PARTS)
         and following is not None and (following.surface in _PRESSED or following.base in _PRESSED)
     )
 

@@ -2790,3 +2790,10 @@ def test_sweep_field_terms_are_no_misspellings():
     assert "rule:spelling" not in sources("language_quality", "# Laziness\n\nEach argument becomes a thunk until it is used.\n")
     # A misspelt word beside them is still reported.
     assert "rule:spelling" in sources("language_quality", "# Laziness\n\nEach argument becomes a thunk untill it is used.\n")
+
+
+def test_sweep_a_button_named_with_an_action_then_the_word_button_is_clicked():
+    button = "# 手順\n\n右上の秘密キーを生成　ボタンをクリックします。\n"
+    assert "rule:doubled-particle" not in sources("language_quality", button)
+    # Two を in one clause around an ordinary noun are still reported.
+    assert "rule:doubled-particle" in sources("language_quality", "# 手順\n\nファイルを設定をボタンで保存します。\n")
