@@ -2797,3 +2797,11 @@ def test_sweep_a_button_named_with_an_action_then_the_word_button_is_clicked():
     assert "rule:doubled-particle" not in sources("language_quality", button)
     # Two を in one clause around an ordinary noun are still reported.
     assert "rule:doubled-particle" in sources("language_quality", "# 手順\n\nファイルを設定をボタンで保存します。\n")
+
+
+def test_sweep_a_printed_list_announced_as_output_needs_no_tag():
+    printed = "# 結果\n\n出力結果は\n\n```\n[20990, 23543, 23735, 24085, 24159]\n```\n\nとなります。\n"
+    assert "rule:code-language" not in sources("code_quality", printed)
+    # The same array announced as a file to write is JSON a reader copies, and wants its tag.
+    written = printed.replace("出力結果は", "`ids.json` に次の内容を書きます。")
+    assert "rule:code-language" in sources("code_quality", written)

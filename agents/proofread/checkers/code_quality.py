@@ -216,8 +216,10 @@ class CodeQualityChecker(BaseChecker):
             label = block.info.strip()
             named = label.startswith(":") and (label.isascii() or "." in label or "/" in label)
             language = None if named else recognised_language(block)
-            if language == "yaml" and _announces_output(article, block):
-                language = None  # `Core:` / `  - installed: 1.7.13`: what a program printed reads as YAML
+            if language in ("yaml", "json") and _announces_output(article, block):
+                # `Core:` / `  - installed: 1.7.13`, `[20990, 23543, …]` under 「出力結果は」: what a
+                # program printed reads as YAML or JSON
+                language = None
             if language == "markdown" and _announces_output(article, block, _OUTPUT_CUE, _ENVIRONMENT_CUE):
                 language = None  # 「以下、私の環境です」 over `* iOS 16.0.2, …`: a printed report, not Markdown source
             if not named and language is None:
