@@ -483,6 +483,13 @@ MESSAGES: dict[str, dict[str, str]] = {
     },
     "no-headings": {
         "The article has no headings.": "記事に見出しがありません。",
+        "The article has no headings; its sections are titled by lines of text (lines {shown}).":
+            "記事に見出しがなく、セクションの題が地の文の行で書かれています（{shown}行目）。",
+        "Make those lines ## headings.": "それらの行を ## の見出しにしてください。",
+        "A title written as a plain or bold line is not a heading: the outline, the table of contents and screen "
+        "readers miss it (Zenn/Qiita build the contents from headings).":
+            "ふつうの行や太字で書いた題は見出しではありません。アウトラインや目次、スクリーンリーダーに拾われません"
+            "（Zenn/Qiita は目次を見出しから作ります）。",
         "Split it into sections with ## headings.": "## の見出しでセクションに分けてください。",
         "Long text without sections is hard to scan, and Zenn/Qiita build the table of contents from headings.":
             "セクションのない長い文章は拾い読みしにくく、Zenn/Qiita の目次も見出しから作られます。",

@@ -2805,3 +2805,21 @@ def test_sweep_a_printed_list_announced_as_output_needs_no_tag():
     # The same array announced as a file to write is JSON a reader copies, and wants its tag.
     written = printed.replace("出力結果は", "`ids.json` に次の内容を書きます。")
     assert "rule:code-language" in sources("code_quality", written)
+
+
+def test_a_bare_url_and_a_sentence_ending_in_a_full_width_stop_title_no_section():
+    # heldout107: a walkthrough whose writer ends sentences with 「．」 and puts link cards on lines
+    # of their own was told its sections were titled by those lines.
+    paragraph = "".join(f"手順{m}の説明をここに書きます．続けて読んでください．\n" for m in range(8))
+    walkthrough = "".join(
+        f"{line}\n\n{paragraph}\n"
+        for line in ("https://livebook.dev/#install", "まず，このページのボタンを押します．", "次に，アイコンをクリックします．")
+    )
+    assert "rule:no-headings" not in sources("structure", walkthrough)
+    titled = walkthrough.replace("まず，このページのボタンを押します．", "インストール").replace(
+        "次に，アイコンをクリックします．", "起動"
+    )
+    issues = [i for i in run("structure", titled) if i.source == "rule:no-headings"]
+    assert len(issues) == 1 and "lines 12, 23" in issues[0].problem
+    assert to_japanese("no-headings", issues[0].problem) == "記事に見出しがなく、セクションの題が地の文の行で書かれています（12, 23行目）。"
+    assert to_japanese("no-headings", issues[0].reason).startswith("ふつうの行や太字で書いた題は見出しではありません。")

@@ -36,6 +36,7 @@ MAX_TOPICS = 5
 
 
 MIN_PSEUDO_HEADINGS = 2
+_BARE_URL = re.compile(r"https?://\S+$")
 _TITLE_LINE = re.compile(r"^(\*\*|__)?(?P<text>[^*_].{0,58}?)(\*\*|__)?\s*$")
 
 
@@ -51,13 +52,15 @@ def pseudo_headings(article: ParsedArticle) -> list[int]:
         line, after = text_lines[number - 1].strip(), text_lines[number].strip()
         if article.kind(number) != "text" or after or article.kind(number + 2) != "text":
             continue
-        if before and before[-1:] not in ".!?。！？":
+        if before and before[-1:] not in ".!?。！？．":
             continue  # the end of a sentence wrapped over lines; after a full stop it starts anew
         match = _TITLE_LINE.match(line)
         if not match or (match.group(1) or "") != (match.group(3) or ""):
             continue
         text = match.group("text").strip()
-        if text[:1].isalnum() and text[-1:] not in ".?!。？！:：,、)":
+        # A bare URL on its own line is a link (a card on Zenn and Qiita), and 「．」「，」 are the full
+        # stop and comma of writers who use them for 。 and 、: neither ends a title.
+        if text[:1].isalnum() and text[-1:] not in ".?!。？！:：,、)．，" and not _BARE_URL.match(text):
             lines.append(number)
     return lines
 
