@@ -590,6 +590,8 @@ class _Walk:
                                            column=self._column(line, match.group(1))))
                 line += child.content.count("\n")
             elif kind in ("math_inline", "math_inline_double"):
+                if link is not None:
+                    text.append(child.content)  # `[$\KaTeX$](https://katex.org/)`: the formula is the text
                 line += child.content.count("\n")
         if link is not None:  # a link the parser left open (cannot happen in CommonMark)
             self.links.append(link)
