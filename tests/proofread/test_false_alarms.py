@@ -2823,3 +2823,19 @@ def test_a_bare_url_and_a_sentence_ending_in_a_full_width_stop_title_no_section(
     assert len(issues) == 1 and "lines 12, 23" in issues[0].problem
     assert to_japanese("no-headings", issues[0].problem) == "記事に見出しがなく、セクションの題が地の文の行で書かれています（12, 23行目）。"
     assert to_japanese("no-headings", issues[0].reason).startswith("ふつうの行や太字で書いた題は見出しではありません。")
+
+
+def test_a_link_whose_text_is_a_formula_has_text():
+    # Sweep: a Hugo post links [$\KaTeX$](https://katex.org/); the formula renders as the link's text.
+    text = "# Notes\n\nFormulas are typeset by [$\\KaTeX$](https://katex.org/) on this site.\n"
+    assert "rule:empty-link-text" not in sources("link", text)
+    assert "rule:empty-link-text" in sources("link", "# Notes\n\nFormulas are typeset by [](https://katex.org/).\n")
+
+
+def test_the_cancel_token_an_upload_api_returns_is_no_secret():
+    # Sweep: a niconico upload walkthrough shows the API's reply, whose cancelToken calls the
+    # upload off; the article was rejected by a critical for it. The upload token beside it is
+    # still reported: a reply's token may well grant access.
+    reply = '# Upload\n\n```json\n{\n  "data": {\n    "cancelToken": "DpMOxAhI7KKNx6ViJOLBLnrby73b7WILr08z"\n  }\n}\n```\n'
+    assert "rule:assigned-secret" not in sources("privacy", reply)
+    assert "rule:assigned-secret" in sources("privacy", reply.replace("cancelToken", "uploadToken"))

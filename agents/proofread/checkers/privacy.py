@@ -192,9 +192,10 @@ _PUBLIC_PARTS = frozenset({
 })
 _NAME_PARTS = re.compile(r"[A-Z]?[a-z0-9]+|[A-Z0-9]+(?![a-z])")
 # Tokens an API hands out with each reply, which grant nothing: AWS's RequestToken and
-# ClientRequestToken (idempotency), NextToken and ContinuationToken (pagination), PageToken, SyncToken.
+# ClientRequestToken (idempotency), NextToken and ContinuationToken (pagination), PageToken, SyncToken,
+# and the cancelToken an upload API returns to call the upload off.
 _HANDED_OUT_TOKENS = frozenset({"request", "next", "page", "continuation", "pagination", "idempotency", "sync",
-                                "cancellation"})
+                                "cancel", "cancellation"})
 # A value that names a secret rather than being one: a Kubernetes object (`runner-token-pd2mq`),
 # a self-describing stand-in (`notion_api_key`, `my-secret`, `password123`, `token1234`).
 _NAMES_SECRET = re.compile(r"(?i)(^|[-_.])(token|secret|password|passwd|key|apikey)([-_.]|$)|^(token|secret|password|passwd)\w*$")
