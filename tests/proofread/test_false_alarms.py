@@ -2839,3 +2839,16 @@ def test_the_cancel_token_an_upload_api_returns_is_no_secret():
     reply = '# Upload\n\n```json\n{\n  "data": {\n    "cancelToken": "DpMOxAhI7KKNx6ViJOLBLnrby73b7WILr08z"\n  }\n}\n```\n'
     assert "rule:assigned-secret" not in sources("privacy", reply)
     assert "rule:assigned-secret" in sources("privacy", reply.replace("cancelToken", "uploadToken"))
+
+
+def test_a_json_template_and_a_snip_line_are_no_json_syntax_errors():
+    # Sweep: runn's response.json.template fills a value with a Go template and leaves members out
+    # with `.. snip ..`; neither is a fault of the JSON the reader's file will hold.
+    template = '# runn\n\n```json\n{\n  "id": {{.steps.createUser.res.body.id}},\n  "username": "alice"\n}\n```\n'
+    snipped = '# runn\n\n```json\n{\n  "id": 1,\n  "username": "alice",\n  .. snip ..\n}\n```\n'
+    assert "rule:syntax-json" not in sources("code_quality", template) | sources("code_quality", snipped)
+    # and an Alertmanager config that marks its cut with `: 途中省略`
+    cut = "# alert\n\n```yaml\nglobal:\n  resolve_timeout: 5m\n\n: 途中省略\n\n  slack_configs:\n  - channel: '#alert'\n```\n"
+    assert "rule:syntax-yaml" not in sources("code_quality", cut)
+    broken = '# runn\n\n```json\n{\n  "id": 1\n  "username": "alice"\n}\n```\n'
+    assert "rule:syntax-json" in sources("code_quality", broken)

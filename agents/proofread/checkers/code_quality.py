@@ -30,8 +30,8 @@ SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
 ELISION = re.compile(
     r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]*\s*$"  # `[{"a": 1, ...}]`: closers after it
-    r"|^\s*(?:\{\{\s*)?(?:省略|略|中略|以下略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`: lines left out
-    r"|^\s*(?:#|//)?\s*(?:\.{3,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*,?\s*$"  # `....省略`
+    r"|^\s*(?:\{\{\s*|[:：]\s*)?(?:省略|略|中略|以下略|途中省略|以下省略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`, `: 途中省略`
+    r"|^\s*(?:#|//)?\s*(?:\.{2,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*(?:\.{2,}|…+)?\s*,?\s*$"  # `....省略`, `.. snip ..`
     r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$"  # `[snip...]`
     r"|^\s*(?:#|//)?\s*([=*~〜-])\1+\s*(?:省略|略|中略|以下略|omitted|snip)\s*\1+\s*$"  # `===== 省略 =====`
     r"|^[~〜～]+$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
@@ -524,6 +524,8 @@ def _one_member_shown(source: str) -> bool:
 
 
 def check_json(source: str) -> None:
+    if "{{" in source or "{%" in source:
+        return  # a Go, Handlebars or Jinja template of a JSON file is not JSON until rendered, as for YAML
     try:
         json.loads(source)
     except json.JSONDecodeError as exc:
