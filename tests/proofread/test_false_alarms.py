@@ -2852,3 +2852,14 @@ def test_a_json_template_and_a_snip_line_are_no_json_syntax_errors():
     assert "rule:syntax-yaml" not in sources("code_quality", cut)
     broken = '# runn\n\n```json\n{\n  "id": 1\n  "username": "alice"\n}\n```\n'
     assert "rule:syntax-json" in sources("code_quality", broken)
+
+
+def test_a_python_block_showing_its_own_syntax_error_is_no_fault():
+    # Sweep: a Ruby-to-Python post writes `print "Hello"` and, in comments under it, the
+    # SyntaxError Python 3 raises; the block shows the error on purpose.
+    shown = (
+        '# print\n\n```python\nprint("Hello World!!")\nprint "Hello World!!"\n'
+        "#     ^^^^^^^^^^^^^^^^^^^^^\n# SyntaxError: Missing parentheses in call to 'print'.\n```\n"
+    )
+    assert "rule:syntax-python" not in sources("code_quality", shown)
+    assert "rule:syntax-python" in sources("code_quality", '# print\n\n```python\nprint("Hello")\nprint "Hello"\n```\n')

@@ -37,6 +37,8 @@ ELISION = re.compile(
     r"|^[~〜～]+$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
     re.M,
 )
+# A comment quoting the SyntaxError Python raises: the block shows the error on purpose.
+SHOWN_SYNTAX_ERROR = re.compile(r"(?m)^\s*#.*\bSyntaxError\b")
 # A line that points at the code above it (`    ↑ ここを変えるだけ`): a note, not code.
 ANNOTATION = re.compile(r"^\s*[↑↓←⇑⇐]", re.M)
 _METADATA_LINE = re.compile(r"[A-Za-z][\w-]*:\s+[^=\s][^=]*")
@@ -275,6 +277,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `PUBSUB_EMULATOR_HOST=… python stream.py`: the command that runs it, under a python tag
         if language in PYTHON and PYTHON_ERROR_OUTPUT.match(block.content.lstrip()):
             return []  # the error a run printed (`Traceback …`, `URLError: <urlopen error …>`): output, not code
+        if language in PYTHON and SHOWN_SYNTAX_ERROR.search(block.content):
+            return []  # `add 1, 2` then `# SyntaxError: invalid syntax`: the writer shows the error on purpose
         if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
             return []  # the first line is indented: lines from inside a function or class, an excerpt
         if language in JSON and JSON_PLACEHOLDER.search(block.content):
