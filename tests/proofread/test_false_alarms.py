@@ -2863,3 +2863,11 @@ def test_a_python_block_showing_its_own_syntax_error_is_no_fault():
     )
     assert "rule:syntax-python" not in sources("code_quality", shown)
     assert "rule:syntax-python" in sources("code_quality", '# print\n\n```python\nprint("Hello")\nprint "Hello"\n```\n')
+
+
+def test_mata_before_a_verb_is_again_not_a_second_connective():
+    # Sweep: 「また、曲間のトークで…楽しかったです。また行きたい。」 — the second また is "again".
+    again = JA_HEAD + "また、曲間のトークで人柄も垣間見えて楽しかったです。また行きたい。\n"
+    assert "rule:doubled-conjunction" not in sources("language_quality", again)
+    twice = JA_HEAD + "また、曲間のトークで人柄も垣間見えて楽しかったです。また、会場も近くて便利でした。\n"
+    assert "rule:doubled-conjunction" in sources("language_quality", twice)

@@ -339,6 +339,8 @@ class LanguageQualityChecker(BaseChecker):
                 len(words) < 2 or words[1].surface not in "、，," or _after_code(article.lines[sentence.line_start - 1], conjunction)
             ):
                 conjunction = None  # 「`code` で…」「- `xor rdi, rcx`で、…」: a one-kana で/が/と after masked code is a particle
+            if conjunction == "また" and len(words) > 1 and words[1].pos1 in ("動詞", "形容詞"):
+                conjunction = None  # 「また行きたい。」: また straight before a verb is the adverb "again", no connective
             if index and _new_section(article, sentences[index - 1], sentence):
                 previous_conjunction = None  # a heading between them: the sentences are not in a row
             if conjunction and conjunction == previous_conjunction:
