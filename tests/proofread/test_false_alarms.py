@@ -2871,12 +2871,3 @@ def test_mata_before_a_verb_is_again_not_a_second_connective():
     assert "rule:doubled-conjunction" not in sources("language_quality", again)
     twice = JA_HEAD + "また、曲間のトークで人柄も垣間見えて楽しかったです。また、会場も近くて便利でした。\n"
     assert "rule:doubled-conjunction" in sources("language_quality", twice)
-
-
-def test_a_japanese_word_in_latin_letters_is_no_english_misspelling():
-    # Sweep: 「mirai はやってなかったので」 (a song) and 「感銘を受けた hada だった」 (the writer's name)
-    # were taken for misspelt English; a word read as romaji in a Japanese article is a name or a word.
-    names = JA_HEAD + "アンコール後は mirai はやってなかったので知らない曲です。大層感銘を受けた hada だった。\n"
-    assert "rule:spelling" not in sources("language_quality", names)
-    typo = JA_HEAD + "entity matchingでは macher が推論する情報がなくなります。\n"
-    assert "rule:spelling" in sources("language_quality", typo)

@@ -437,12 +437,6 @@ _MISSPELT = (("シュミレ", "シミュレ"), ("コミニュケ", "コミュニ
 KATAKANA_MISSPELLINGS = re.compile("(?:" + "|".join(wrong for wrong, _fix in _MISSPELT) + r")[\u30a0-\u30ffー]*")
 
 
-# A word spelt entirely in Hepburn romaji syllables (mirai, hada, tanaka, kinoko, shinkansen): in a
-# Japanese article, a Japanese word or a name written in Latin letters, not a misspelt English one.
-_ROMAJI_SYLLABLE = r"(?:[kgsztdnhbpmr]y?[aiueo]|(?:ch|sh|j)[aiueo]|ts?u|f[aiueo]|w[ao]|y[auo]|[aiueo]|n(?![aiueoy]))"
-ROMAJI = re.compile(rf"(?:(?:[kstpg](?=[kstpcg]))?{_ROMAJI_SYLLABLE})+")
-
-
 class SpellingChecker(BaseChecker):
     """Runs inside the language checker's job (the same sentences and tokens); its issues belong
     to the language_quality category under their own rule ids."""
@@ -499,8 +493,6 @@ class SpellingChecker(BaseChecker):
                     continue  # pain au chocolat, café au lait, à la carte: French after au/aux/à, no English typo
                 if _VERSION_AFTER.match(line, column + len(word)):
                     continue  # `Installing systemu (2.5.2)`: a package and its version
-                if japanese and ROMAJI.fullmatch(word.lower()):
-                    continue  # 「mirai はやってなかった」: a Japanese word or name in Latin letters, no English typo
                 seen.add(word)
                 if not is_known(word):
                     unknown.append((number, word))
