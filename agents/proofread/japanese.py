@@ -87,7 +87,7 @@ def tokenize(text: str) -> list[Token]:
 TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
 # 「Xを元に」「Xを中心に」「Xを引数に」: を + one of these nouns + に is a fixed phrase (XをYにして),
 # not a second object.
-_FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "例", "ベース", "参考", "対象", "軸", "先頭",
+_FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "期", "例", "ベース", "参考", "対象", "軸", "先頭",
                          "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
                          "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手", "メイン",
                          "糧", "バネ", "ばね"}
@@ -228,10 +228,27 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if token.surface == "は" and _parallel_topics(tokens, first, index):
             continue
+        if token.surface == "は" and index == first + 2 and tokens[first - 1].surface == tokens[index - 1].surface:
+            continue  # 「それはそれは見事な」: the pronoun and は said twice, an intensifier
+        if token.surface == "を" and _verbal_noun_clause(tokens, first):
+            continue  # 「以下を入力後にスペースを押す」: the first を is 入力's, a clause of its own
         if token.surface == "は" and _contrasted_later(tokens, index, candidates):
             continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+# Time words after a する-noun that close a clause of its own: 入力後に, 変更前に, 編集中に.
+_CLAUSE_TIME_WORDS = frozenset({"後", "前", "中", "時", "直後", "直前", "以降", "以前", "途中"})
+
+
+def _verbal_noun_clause(tokens: list[Token], first: int) -> bool:
+    """「以下を入力後にスペースを押す」: the を at `first` is the object of the する-noun right after it,
+    which a time word (後, 前, 中) turns into a clause of its own (入力した後に)."""
+    return (
+        first + 2 < len(tokens) and tokens[first + 1].pos[2] == "サ変可能"
+        and tokens[first + 2].surface in _CLAUSE_TIME_WORDS and tokens[first + 2].begin == tokens[first + 1].end
+    )
 
 
 # What a reader does to a button or a menu item: 「…をクリック」「…を押す」「…を選択」.

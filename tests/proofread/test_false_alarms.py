@@ -2871,3 +2871,13 @@ def test_mata_before_a_verb_is_again_not_a_second_connective():
     assert "rule:doubled-conjunction" not in sources("language_quality", again)
     twice = JA_HEAD + "また、曲間のトークで人柄も垣間見えて楽しかったです。また、会場も近くて便利でした。\n"
     assert "rule:doubled-conjunction" in sources("language_quality", twice)
+
+
+def test_sweep_fixed_phrases_are_no_doubled_particles():
+    # 「以下を入力後にスペースを押す」: 入力後 closes a clause of its own; 「それはそれは」 intensifies;
+    # 「これを期に」 is 「これを機に」 as often written.
+    for fine in ("以下を入力後にスペースを押すと補完されます。", "設定を変更前にバックアップを取ります。",
+                 "それはそれはゴリゴリにカスタマイズした設定でした。", "これを期に少しメモをしておきます。"):
+        assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + fine + "\n"), fine
+    for slip in ("以下を入力をしてスペースを押すと補完されます。", "私は今回のライブは楽しみでした。"):
+        assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + slip + "\n"), slip
