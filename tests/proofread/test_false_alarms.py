@@ -2881,3 +2881,15 @@ def test_sweep_fixed_phrases_are_no_doubled_particles():
         assert "rule:doubled-particle" not in sources("language_quality", JA_HEAD + fine + "\n"), fine
     for slip in ("以下を入力をしてスペースを押すと補完されます。", "私は今回のライブは楽しみでした。"):
         assert "rule:doubled-particle" in sources("language_quality", JA_HEAD + slip + "\n"), slip
+
+
+def test_a_docker_compose_log_is_no_shell_command():
+    # Sweep: the log docker compose printed under 「# エラー」 (`mysql    | 2024-06-24T07:13:15Z …`)
+    # was asked for a language tag as if its lines were `mysql` piped into something.
+    log = (
+        "# エラー\n\n```\nmysql    | 2024-06-24T07:13:15.786137Z 0 [System] [MY-010116] [Server] starting as process 1\n"
+        "mysql    | 2024-06-24T07:13:15.795103Z 1 [ERROR] [MY-012224] [InnoDB] Tablespace flags are invalid.\n```\n"
+    )
+    assert "rule:code-language" not in sources("code_quality", log)
+    piped = "# 確認\n\n```\nmysql -u root -p < dump.sql\ncat access.log | grep 500\n```\n"
+    assert "rule:code-language" in sources("code_quality", piped)

@@ -26,6 +26,8 @@ COMMAND_WORD = re.compile(r"^(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([a-z][\w.+
 COMMENT = re.compile(r"^\s*(?:#|//)")
 # `npm error code ERESOLVE`, `npm WARN deprecated …`, `npm notice …`: a program's log line, its
 # name then a level. No program readers run has a sub-command so named.
+# What docker compose prints after a service's name: `| ` and a time stamp, no pipeline.
+LOG_PREFIX = re.compile(r"^\s+\|\s+\d")
 LOG_LEVEL = re.compile(r"(?i)^(?:err!?|error|warn(?:ing)?|notice|fatal|verb|sill|timing)\b")
 ELLIPSIS = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|…)")
 SQL_STATEMENT = re.compile(
@@ -106,6 +108,8 @@ def is_command(line: str) -> bool:
     word = match.group(1)
     if LOG_LEVEL.match(line.strip()[match.end():].lstrip()):
         return False
+    if LOG_PREFIX.match(line.strip()[match.end():]):
+        return False  # `mysql    | 2024-06-24T07:13:15Z …`: a service's log line as docker compose prints it
     return word in commands() or word.startswith(("./", "../", "~/"))
 
 
