@@ -523,6 +523,22 @@ def conjugation_errors(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     return found
 
 
+# Formal nouns a verb's stem never runs straight into: 「ありところ」 is 「あるところ」 mistyped. (とき and
+# もの are left out: 買い時, 読みもの are words of their own; どころ/ごと compounds read as one noun.)
+_NOUNS_AFTER_ATTRIBUTIVE = frozenset({"ところ", "こと"})
+
+
+def stem_before_noun_errors(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(verb, noun, likely intended) where a verb in its 連用形 runs straight into ところ or こと,
+    which only its 連体形 can modify: 「package.jsonがありところ」 (あるところ)."""
+    return [
+        (verb, noun, verb.base + noun.surface)
+        for verb, noun in itertools.pairwise(tokens)
+        if verb.pos1 == "動詞" and verb.conjugation_form.startswith("連用形") and verb.end == noun.begin
+        and noun.pos1 == "名詞" and noun.surface in _NOUNS_AFTER_ATTRIBUTIVE
+    ]
+
+
 # What follows a spoken quoting て (for って) after a noun: 「マッチングてどういう機能」「実装てなに」
 # 「キャッシュてのは」「設定ていう項目」. A lost し (「指定てください」) is followed by none of these.
 _QUOTED_BY = {"どういう", "どんな", "何", "なに", "なん", "いう", "言う", "呼ぶ"}

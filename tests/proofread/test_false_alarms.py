@@ -2893,3 +2893,12 @@ def test_a_docker_compose_log_is_no_shell_command():
     assert "rule:code-language" not in sources("code_quality", log)
     piped = "# 確認\n\n```\nmysql -u root -p < dump.sql\ncat access.log | grep 500\n```\n"
     assert "rule:code-language" in sources("code_quality", piped)
+
+
+def test_a_verb_stem_running_into_tokoro_is_a_conjugation_slip():
+    # heldout106 (a miss): 「package.jsonがありところ」 for あるところ. 見どころ and 読みもの are words.
+    found = [i for i in run("language_quality", JA_HEAD + "まずプロジェクトディレクトリ（package.jsonがありところ）で実行します。\n")
+             if i.source == "rule:ja-conjugation"]
+    assert len(found) == 1 and "「あるところ」" in found[0].problem
+    for fine in ("この記事の見どころは三つあります。", "読みものとしても楽しめます。", "今が買い時です。", "書くことが多い。"):
+        assert "rule:ja-conjugation" not in sources("language_quality", JA_HEAD + fine + "\n"), fine

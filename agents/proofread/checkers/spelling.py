@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.proofread.checkers.base import BaseChecker
-from agents.proofread.japanese import Token, conjugation_errors, tokenize
+from agents.proofread.japanese import Token, conjugation_errors, stem_before_noun_errors, tokenize
 from agents.proofread.schemas import Issue, ParsedArticle
 from agents.proofread.text import (
     Sentence,
@@ -532,11 +532,12 @@ class SpellingChecker(BaseChecker):
 
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-conjugation — a サ変 noun followed directly by a verb ending it cannot carry
-        (the first one in the sentence). rule:ja-misspelling — a loanword misspelt the way writers
+        (the first one in the sentence), or else a verb's 連用形 running into ところ/こと (ありところ). rule:ja-misspelling — a loanword misspelt the way writers
         commonly do (シュミレーション for シミュレーション), from a short list in the manner of the
         prh dictionaries textlint users keep."""
         issues = self.loanwords(article, sentence)
-        for noun, ending, intended in conjugation_errors(tokens)[:1]:
+        slips = conjugation_errors(tokens)
+        for noun, ending, intended in slips[:1]:
             written = sentence.text[noun.begin : ending.end]
             issues.append(self.issue(
                 article, "suggestion", sentence.line_at(noun.begin),
@@ -545,4 +546,14 @@ class SpellingChecker(BaseChecker):
                 "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。",
                 "rule:ja-conjugation",
             ))
+        if not slips:
+            for verb, noun, intended in stem_before_noun_errors(tokens)[:1]:
+                written = sentence.text[verb.begin : noun.end]
+                issues.append(self.issue(
+                    article, "suggestion", sentence.line_at(verb.begin),
+                    f"活用の誤りかもしれません: 「{written}」（「{intended}」では？）",
+                    f"「{intended}」のように連体形にしてください。",
+                    f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
+                    "rule:ja-conjugation",
+                ))
         return issues
