@@ -26,9 +26,9 @@ COMMAND_WORD = re.compile(r"^(?:sudo\s+)?(?:[A-Z_][A-Z0-9_]*=\S*\s+)*([a-z][\w.+
 COMMENT = re.compile(r"^\s*(?:#|//)")
 # `npm error code ERESOLVE`, `npm WARN deprecated …`, `npm notice …`: a program's log line, its
 # name then a level. No program readers run has a sub-command so named.
+LOG_LEVEL = re.compile(r"(?i)^(?:err!?|error|warn(?:ing)?|notice|fatal|verb|sill|timing)\b")
 # What docker compose prints after a service's name: `| ` and a time stamp, no pipeline.
 LOG_PREFIX = re.compile(r"^\s+\|\s+\d")
-LOG_LEVEL = re.compile(r"(?i)^(?:err!?|error|warn(?:ing)?|notice|fatal|verb|sill|timing)\b")
 ELLIPSIS = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|…)")
 SQL_STATEMENT = re.compile(
     r"(?im)^\s*(?:select\s.+\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s"

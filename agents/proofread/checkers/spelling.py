@@ -531,10 +531,10 @@ class SpellingChecker(BaseChecker):
         return []
 
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
-        """rule:ja-conjugation — a サ変 noun followed directly by a verb ending it cannot carry
-        (the first one in the sentence), or else a verb's 連用形 running into ところ/こと (ありところ). rule:ja-misspelling — a loanword misspelt the way writers
-        commonly do (シュミレーション for シミュレーション), from a short list in the manner of the
-        prh dictionaries textlint users keep."""
+        """rule:ja-conjugation — a サ変 noun followed directly by a verb ending it cannot carry, or
+        else a verb's 連用形 running into ところ/こと (ありところ); the first one in the sentence.
+        rule:ja-misspelling — a loanword misspelt the way writers commonly do (シュミレーション for
+        シミュレーション), from a short list in the manner of the prh dictionaries textlint users keep."""
         issues = self.loanwords(article, sentence)
         slips = conjugation_errors(tokens)
         for noun, ending, intended in slips[:1]:
