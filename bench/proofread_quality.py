@@ -192,8 +192,8 @@ SHARED = EVAL.parents[2] / "shared" / "proofread_corpus"  # beside the repositor
 FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
 SPLITS = ("dev", "heldout", *(f"heldout{n}" for n in range(2, 110)))
-# Read only once the rules are frozen. heldout to heldout104 were each read once to measure a
-# finished change and are development data since.
+# Read only once the rules are frozen. Every earlier split was read once to measure a finished
+# change and is development data since.
 HELD_ASIDE = (SPLITS[-1],)  # the newest set
 LABEL_KEYS = ("article", "rule", "line", "stem")
 STEM_CHARS = 80

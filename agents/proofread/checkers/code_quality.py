@@ -527,9 +527,15 @@ def _one_member_shown(source: str) -> bool:
     return isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), (dict, list))
 
 
+def _is_template(source: str) -> bool:
+    """A Helm, Go, Handlebars or Jinja template of a data file (`{{ … }}`, `{% … %}`): not the
+    format it renders to until it is rendered, so no syntax of that format to check."""
+    return "{{" in source or "{%" in source
+
+
 def check_json(source: str) -> None:
-    if "{{" in source or "{%" in source:
-        return  # a Go, Handlebars or Jinja template of a JSON file is not JSON until rendered, as for YAML
+    if _is_template(source):
+        return
     try:
         json.loads(source)
     except json.JSONDecodeError as exc:
@@ -590,8 +596,8 @@ def front_matter_only(source: str) -> str:
 
 
 def check_yaml(source: str) -> None:
-    if "{{" in source or "{%" in source:
-        return  # Helm / Jinja templates are not YAML until rendered
+    if _is_template(source):
+        return
     source = front_matter_only(yaml_files_only(source))
     try:
         # compose, not load: CloudFormation's !Ref and other custom tags are valid syntax.

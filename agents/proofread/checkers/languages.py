@@ -105,10 +105,10 @@ def is_command(line: str) -> bool:
     match = COMMAND_WORD.match(line.strip())
     if match is None:
         return False
-    word = match.group(1)
-    if LOG_LEVEL.match(line.strip()[match.end():].lstrip()):
+    word, rest = match.group(1), line.strip()[match.end():]
+    if LOG_LEVEL.match(rest.lstrip()):
         return False
-    if LOG_PREFIX.match(line.strip()[match.end():]):
+    if LOG_PREFIX.match(rest):
         return False  # `mysql    | 2024-06-24T07:13:15Z …`: a service's log line as docker compose prints it
     return word in commands() or word.startswith(("./", "../", "~/"))
 

@@ -36,7 +36,6 @@ MAX_TOPICS = 5
 
 
 MIN_PSEUDO_HEADINGS = 2
-_BARE_URL = re.compile(r"https?://\S+$")
 _TITLE_LINE = re.compile(r"^(\*\*|__)?(?P<text>[^*_].{0,58}?)(\*\*|__)?\s*$")
 
 
@@ -60,7 +59,7 @@ def pseudo_headings(article: ParsedArticle) -> list[int]:
         text = match.group("text").strip()
         # A bare URL on its own line is a link (a card on Zenn and Qiita), and 「．」「，」 are the full
         # stop and comma of writers who use them for 。 and 、: neither ends a title.
-        if text[:1].isalnum() and text[-1:] not in ".?!。？！:：,、)．，" and not _BARE_URL.match(text):
+        if text[:1].isalnum() and text[-1:] not in ".?!。？！:：,、)．，" and not _HEADING_URL.fullmatch(text):
             lines.append(number)
     return lines
 
