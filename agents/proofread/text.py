@@ -153,12 +153,13 @@ def _without_closing_text(url: str) -> str:
 
 def _blank_url(match: re.Match[str]) -> str:
     """Blank the address and leave the prose around it: in 「(https://x/y) は」 the `)` still closes
-    its bracket, and in 「https://x/yを見ます。次に…」 the sentence still ends. Non-ASCII text glued
-    to the address with no sentence punctuation (`https://x/実行手順`) is left blanked as part of it."""
+    its bracket, and in 「https://x/yを見ます。次に…」 the sentence still ends; so does 「(https://x/)の」,
+    where the `)` closes the bracket before the words glued to it. Other non-ASCII text glued to the
+    address with no sentence punctuation (`https://x/実行手順`) is left blanked as part of it."""
     url = match.group(0)
     for position, char in enumerate(url):
         if not char.isascii():
-            if _PROSE_PUNCTUATION.search(url, position):
+            if _PROSE_PUNCTUATION.search(url, position) or url[:position].endswith((")", "]")):
                 url = url[:position]
             break
     url = _without_closing_text(url)
@@ -182,6 +183,23 @@ def _blank_spacing(match: re.Match[str]) -> str:
     if len(char) == 1 and (char.isspace() or unicodedata.category(char) in ("Zs", "Cf")):
         return blank(match)
     return match.group(0)
+
+
+def without_inline_footnotes(text: str) -> str:
+    """`text` without its inline footnotes (Zenn's `^[…]`, brackets balanced): the note is printed at
+    the article's end, so it is no part of the sentence a reader reads."""
+    start = text.find("^[")
+    while start != -1:
+        depth = 0
+        for end in range(start + 1, len(text)):
+            depth += {"[": 1, "]": -1}.get(text[end], 0)
+            if depth == 0:
+                text = text[:start] + text[end + 1 :]
+                break
+        else:
+            return text  # never closed: a caret and a bracket, not a note
+        start = text.find("^[", start)
+    return text
 
 
 def mask_for_prose(line: str) -> str:

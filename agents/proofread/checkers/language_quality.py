@@ -38,6 +38,7 @@ from agents.proofread.text import (
     mask_for_prose,
     mask_struck,
     split_sentences,
+    without_inline_footnotes,
 )
 from bot.faults import TurnFailed
 
@@ -376,18 +377,19 @@ class LanguageQualityChecker(BaseChecker):
     def _length_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         if not has_japanese(sentence.text):
             return []  # a passage quoted in English: its full stops are not 。, so it is no one sentence
-        length = len(re.sub(r"\s", "", sentence.text))
+        text = without_inline_footnotes(sentence.text)
+        length = len(re.sub(r"\s", "", text))
         # A run of Latin text — an English title or quotation, a menu path, a name — is read as one
         # unit: it counts at most LATIN_RUN_CHARS characters.
         length -= sum(
-            max(0, len(re.sub(r"\s", "", run.group())) - LATIN_RUN_CHARS) for run in LATIN_RUN.finditer(sentence.text)
+            max(0, len(re.sub(r"\s", "", run.group())) - LATIN_RUN_CHARS) for run in LATIN_RUN.finditer(text)
         )
         # So is an enumeration of names or terms (「A、B、C」): read item by item, it counts at most
         # as much as a Latin run.
         length -= sum(max(0, size - LATIN_RUN_CHARS) for size in enumerations(tokens))
         # A quotation holding sentences of its own (a pasted post: 「…できました。注意点…」) is read
         # sentence by sentence: it counts as its longest one.
-        for quote in QUOTATION.finditer(sentence.text):
+        for quote in QUOTATION.finditer(text):
             pieces = [len(re.sub(r"\s", "", piece)) for piece in re.split(r"[。！？]", quote.group(1))]
             if len(pieces) > 1 and any(pieces[1:]):
                 length -= sum(pieces) - max(pieces)
@@ -529,7 +531,7 @@ class LanguageQualityChecker(BaseChecker):
             # A list of names or terms (a release's contributors) is not a run of clauses: its
             # items do not make a sentence long.
             listed = sum(len(EN_WORD.findall(" ".join(run))) for *_, run in list_items(sentence.text))
-            count = len(EN_WORD.findall(sentence.text)) - listed
+            count = len(EN_WORD.findall(without_inline_footnotes(sentence.text))) - listed
             aside = EN_DASH_ASIDE.search(sentence.text) is not None
             limit = self.config.max_sentence_words_en_aside if aside else self.config.max_sentence_words_en
             if count >= limit:
