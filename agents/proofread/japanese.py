@@ -539,6 +539,38 @@ def stem_before_noun_errors(tokens: list[Token]) -> list[tuple[Token, Token, str
     ]
 
 
+# What may follow a サ変 verb that ends its sentence: its auxiliaries (ます, た, です), the て of a
+# request or a progressive, and the helper verbs after that て (ください, いる, おく, みる, しまう).
+_SENTENCE_ENDS = {"。", "！", "？", "!", "?"}
+
+
+def _sentence_end(tokens: list[Token], verb: Token) -> Token | None:
+    """The last token of the verb's finite form when nothing but its auxiliaries and helpers
+    follow it to the end of the sentence (`tokens` are those after the verb); else None."""
+    last = verb if verb.conjugation_form.startswith("終止形") else None
+    for token in tokens:
+        if token.surface in _SENTENCE_ENDS:
+            break
+        if not (token.pos1 == "助動詞" or token.surface in ("て", "で")
+                or (token.pos1 == "動詞" and token.pos[1] == "非自立可能")):
+            return None
+        last = token
+    return last
+
+
+def object_marked_by_no(tokens: list[Token]) -> list[tuple[Token, Token, Token]]:
+    """(の, サ変 noun, last token of the verb) where a サ変 noun after the の of a noun phrase is the
+    verb that ends the sentence: 「ロードマップの作成しました」 (を作成しました). Before a noun the の
+    marks the subject of a relative clause (「私の作成した資料」), which is right."""
+    found = []
+    for index, (no, noun, suru) in enumerate(zip(tokens, tokens[1:], tokens[2:], strict=False)):
+        if (no.surface == "の" and no.pos[:2] == ("助詞", "格助詞") and noun.pos[2] == "サ変可能"
+                and suru.base == "する" and no.end == noun.begin and noun.end == suru.begin
+                and (last := _sentence_end(tokens[index + 3 :], suru)) is not None):
+            found.append((no, noun, last))
+    return found
+
+
 # What follows a spoken quoting て (for って) after a noun: 「マッチングてどういう機能」「実装てなに」
 # 「キャッシュてのは」「設定ていう項目」. A lost し (「指定てください」) is followed by none of these.
 _QUOTED_BY = {"どういう", "どんな", "何", "なに", "なん", "いう", "言う", "呼ぶ"}

@@ -2937,3 +2937,15 @@ def test_an_inline_footnote_is_no_part_of_the_sentence():
     assert "rule:sentence-length" not in sources("language_quality", JA_HEAD + body.format(note))
     longer = "こちらは別の長い補足説明をここに付け加えて文をさらに長くしていくための文言で、"
     assert "rule:sentence-length" in sources("language_quality", JA_HEAD + body.format(longer))
+
+
+def test_a_verbal_noun_ending_the_sentence_after_no_is_a_particle_slip():
+    # heldout111 (a miss): 「ロードマップの作成しました」 for を作成しました. Before a noun the の marks
+    # a relative clause's subject (「私の作成した資料」) and is right.
+    found = [i for i in run("language_quality", JA_HEAD + "日本の資格を含めたロードマップの作成しました。\n")
+             if i.source == "rule:ja-conjugation"]
+    assert len(found) == 1 and "「の作成しました」" in found[0].problem and "「の作成をしました」" in found[0].suggestion
+    assert "rule:ja-conjugation" in sources("language_quality", JA_HEAD + "手順の確認してください。\n")
+    for fine in ("私の作成した資料です。", "ツールの作成するファイルを見ます。", "環境の構築をしました。",
+                 "データの更新中です。", "彼の到着してから出発します。", "個人的に私の爆推し。"):
+        assert "rule:ja-conjugation" not in sources("language_quality", JA_HEAD + fine + "\n"), fine

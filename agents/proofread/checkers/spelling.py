@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from agents.proofread.checkers.base import BaseChecker
-from agents.proofread.japanese import Token, conjugation_errors, stem_before_noun_errors, tokenize
+from agents.proofread.japanese import (
+    Token,
+    conjugation_errors,
+    object_marked_by_no,
+    stem_before_noun_errors,
+    tokenize,
+)
 from agents.proofread.schemas import Issue, ParsedArticle
 from agents.proofread.text import (
     Sentence,
@@ -546,14 +552,25 @@ class SpellingChecker(BaseChecker):
                 "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。",
                 "rule:ja-conjugation",
             ))
-        if not slips:
-            for verb, noun, intended in stem_before_noun_errors(tokens)[:1]:
-                written = sentence.text[verb.begin : noun.end]
+        stems = [] if slips else stem_before_noun_errors(tokens)[:1]
+        for verb, noun, intended in stems:
+            written = sentence.text[verb.begin : noun.end]
+            issues.append(self.issue(
+                article, "suggestion", sentence.line_at(verb.begin),
+                f"活用の誤りかもしれません: 「{written}」（「{intended}」では？）",
+                f"「{intended}」のように連体形にしてください。",
+                f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
+                "rule:ja-conjugation",
+            ))
+        if not slips and not stems:
+            for no, noun, last in object_marked_by_no(tokens)[:1]:
+                written = sentence.text[no.begin : last.end]
+                verb = sentence.text[noun.begin : last.end]
                 issues.append(self.issue(
-                    article, "suggestion", sentence.line_at(verb.begin),
-                    f"活用の誤りかもしれません: 「{written}」（「{intended}」では？）",
-                    f"「{intended}」のように連体形にしてください。",
-                    f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
+                    article, "suggestion", sentence.line_at(no.begin),
+                    f"助詞の誤りかもしれません: 「{written}」",
+                    f"「の」を「を」や「に」に直す（「を{verb}」）か、「の{noun.surface}を{verb[len(noun.surface):]}」としてください。",
+                    "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。",
                     "rule:ja-conjugation",
                 ))
         return issues
