@@ -565,11 +565,11 @@ class SpellingChecker(BaseChecker):
         if not slips and not stems:
             for no, noun, last in object_marked_by_no(tokens)[:1]:
                 written = sentence.text[no.begin : last.end]
-                verb = sentence.text[noun.begin : last.end]
+                phrase = sentence.text[noun.begin : last.end]
                 issues.append(self.issue(
                     article, "suggestion", sentence.line_at(no.begin),
                     f"助詞の誤りかもしれません: 「{written}」",
-                    f"「の」を「を」や「に」に直す（「を{verb}」）か、「の{noun.surface}を{verb[len(noun.surface):]}」としてください。",
+                    f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
                     "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。",
                     "rule:ja-conjugation",
                 ))
