@@ -539,14 +539,13 @@ def stem_before_noun_errors(tokens: list[Token]) -> list[tuple[Token, Token, str
     ]
 
 
-# What may follow a サ変 verb that ends its sentence: its auxiliaries (ます, た, です), the て of a
-# request or a progressive, and the helper verbs after that て (ください, いる, おく, みる, しまう).
 _SENTENCE_ENDS = {"。", "！", "？", "!", "?"}
 
 
 def _sentence_end(tokens: list[Token], verb: Token) -> Token | None:
-    """The last token of the verb's finite form when nothing but its auxiliaries and helpers
-    follow it to the end of the sentence (`tokens` are those after the verb); else None."""
+    """The last token of the verb's finite form when nothing but its auxiliaries (ます, た, です),
+    the て of a request or a progressive, and the helper verbs after that て (ください, いる, おく,
+    しまう) follow it to the end of the sentence (`tokens` are those after the verb); else None."""
     last = verb if verb.conjugation_form.startswith("終止形") else None
     for token in tokens:
         if token.surface in _SENTENCE_ENDS:
