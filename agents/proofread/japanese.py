@@ -539,7 +539,7 @@ def stem_before_noun_errors(tokens: list[Token]) -> list[tuple[Token, Token, str
     ]
 
 
-_SENTENCE_ENDS = {"。", "！", "？", "!", "?"}
+_SENTENCE_ENDS = _EXCLAMATIONS | {"。"}
 
 
 def _sentence_end(tokens: list[Token], verb: Token) -> Token | None:

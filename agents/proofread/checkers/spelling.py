@@ -537,40 +537,43 @@ class SpellingChecker(BaseChecker):
         return []
 
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
-        """rule:ja-conjugation — a サ変 noun followed directly by a verb ending it cannot carry, or
-        else a verb's 連用形 running into ところ/こと (ありところ); the first one in the sentence.
+        """rule:ja-conjugation — the first slip of `conjugation_slip` in the sentence.
         rule:ja-misspelling — a loanword misspelt the way writers commonly do (シュミレーション for
         シミュレーション), from a short list in the manner of the prh dictionaries textlint users keep."""
         issues = self.loanwords(article, sentence)
-        slips = conjugation_errors(tokens)
-        for noun, ending, intended in slips[:1]:
-            written = sentence.text[noun.begin : ending.end]
+        if (slip := conjugation_slip(sentence, tokens)) is not None:
+            begin, problem, suggestion, why = slip
             issues.append(self.issue(
-                article, "suggestion", sentence.line_at(noun.begin),
-                f"活用の誤りかもしれません: 「{written}」（「{intended}」では？）",
-                f"「{intended}」のように「する」を補ってください。",
-                "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。",
-                "rule:ja-conjugation",
+                article, "suggestion", sentence.line_at(begin), problem, suggestion, why, "rule:ja-conjugation",
             ))
-        stems = [] if slips else stem_before_noun_errors(tokens)[:1]
-        for verb, noun, intended in stems:
-            written = sentence.text[verb.begin : noun.end]
-            issues.append(self.issue(
-                article, "suggestion", sentence.line_at(verb.begin),
-                f"活用の誤りかもしれません: 「{written}」（「{intended}」では？）",
-                f"「{intended}」のように連体形にしてください。",
-                f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
-                "rule:ja-conjugation",
-            ))
-        if not slips and not stems:
-            for no, noun, last in object_marked_by_no(tokens)[:1]:
-                written = sentence.text[no.begin : last.end]
-                phrase = sentence.text[noun.begin : last.end]
-                issues.append(self.issue(
-                    article, "suggestion", sentence.line_at(no.begin),
-                    f"助詞の誤りかもしれません: 「{written}」",
-                    f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
-                    "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。",
-                    "rule:ja-conjugation",
-                ))
         return issues
+
+
+def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str, str, str] | None:
+    """(where, problem, suggestion, why) of the sentence's first conjugation slip, looked for in this
+    order: a サ変 noun followed directly by a verb ending it cannot carry (配布ることができます); a verb's
+    連用形 running into ところ/こと (ありところ); a サ変 noun after the の of a noun phrase ending the
+    sentence as its verb (ロードマップの作成しました)."""
+    if slips := conjugation_errors(tokens):
+        noun, ending, intended = slips[0]
+        return (
+            noun.begin, f"活用の誤りかもしれません: 「{sentence.text[noun.begin : ending.end]}」（「{intended}」では？）",
+            f"「{intended}」のように「する」を補ってください。",
+            "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。",
+        )
+    if stems := stem_before_noun_errors(tokens):
+        verb, noun, intended = stems[0]
+        return (
+            verb.begin, f"活用の誤りかもしれません: 「{sentence.text[verb.begin : noun.end]}」（「{intended}」では？）",
+            f"「{intended}」のように連体形にしてください。",
+            f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
+        )
+    if objects := object_marked_by_no(tokens):
+        no, noun, last = objects[0]
+        phrase = sentence.text[noun.begin : last.end]
+        return (
+            no.begin, f"助詞の誤りかもしれません: 「{sentence.text[no.begin : last.end]}」",
+            f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
+            "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。",
+        )
+    return None
