@@ -539,6 +539,44 @@ def stem_before_noun_errors(tokens: list[Token]) -> list[tuple[Token, Token, str
     ]
 
 
+# Stems that take a plain る: 一段 verbs (でき, 食べ) and the auxiliaries conjugated like them (さ-れ,
+# さ-せ, られ). After a 五段 stem (書き) an IME's 流 is not a slip of る.
+_RU_STEM_TYPES = ("上一段", "下一段", "助動詞-レル", "助動詞-ラレル", "助動詞-セル", "助動詞-サセル")
+
+
+def ru_converted_to_kanji(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(first token of the verb, 流, likely intended) where the る of a verb was converted to the
+    kanji 流 (both read る): 「相談され流ことが増え」 (される), 「防止でき流という想定」 (できる). Sudachi
+    reads the 流 as the suffix of 「わたし流」, which follows a noun or pronoun, never a verb's 連用形."""
+    found = []
+    for index, (stem, suffix) in enumerate(itertools.pairwise(tokens)):
+        if (suffix.surface == "流" and suffix.pos1 == "接尾辞" and stem.end == suffix.begin
+                and stem.pos1 in ("動詞", "助動詞") and stem.conjugation_form.startswith("連用形")
+                and stem.conjugation_type.startswith(_RU_STEM_TYPES)):
+            first = index
+            while first > 0 and tokens[first].pos1 == "助動詞" and tokens[first - 1].end == tokens[first].begin \
+                    and tokens[first - 1].pos1 in ("動詞", "助動詞"):
+                first -= 1  # さ-れ, でき-させ: the verb the auxiliary hangs on
+            found.append((tokens[first], suffix, "".join(t.surface for t in tokens[first : index + 1]) + "る"))
+    return found
+
+
+# これ/それ/あれ/どれ before ように: the pronoun typed for the 連体詞 (この, その, あの, どの).
+_DEMONSTRATIVES = {"これ": "この", "それ": "その", "あれ": "あの", "どれ": "どの"}
+
+
+def pronoun_before_you(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(pronoun, last token, likely intended) where a demonstrative pronoun runs into よう, which
+    only the 連体詞 form modifies: 「これように実装をすることで」 (このように)."""
+    found = []
+    for pronoun, you, after in zip(tokens, tokens[1:], [*tokens[2:], NO_TOKEN], strict=False):
+        if (pronoun.pos1 == "代名詞" and pronoun.surface in _DEMONSTRATIVES and pronoun.end == you.begin
+                and you.surface == "よう" and you.pos1 == "形状詞"):
+            last = after if after.surface in ("に", "な") and after.begin == you.end else you
+            found.append((pronoun, last, _DEMONSTRATIVES[pronoun.surface] + "よう" + (after.surface if last is after else "")))
+    return found
+
+
 _SENTENCE_ENDS = _EXCLAMATIONS | {"。"}
 
 

@@ -14,6 +14,8 @@ from agents.proofread.japanese import (
     doubled_particles,
     doubled_words,
     hedges,
+    pronoun_before_you,
+    ru_converted_to_kanji,
 )
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.parser import parse_article
@@ -182,6 +184,28 @@ def test_a_noun_with_a_verb_ending_it_cannot_carry_is_a_conjugation_slip(sentenc
 )
 def test_correct_conjugations_are_left_alone(sentence):
     assert conjugation_errors(tokens(sentence)) == []
+
+
+@pytest.mark.parametrize(
+    ("sentence", "intended"),
+    [("資格について相談され流ことが増えました。", "される"), ("修正を防止でき流という想定です。", "できる"),
+     ("画面が表示され流ので許可します。", "される"), ("これように実装をすることで速くなります。", "このように")],
+)
+def test_a_verb_ending_typed_as_kanji_and_a_pronoun_before_you_are_slips(sentence, intended):
+    (issue,) = [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
+    assert issue.severity == "suggestion"
+    assert f"「{intended}」では" in issue.problem
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["わたし流の書き方です。", "自己流のやり方です。", "話を聞き流すことにしました。", "このように実装します。",
+     "それよりも速いです。", "ロボット流の動きです。"],
+)
+def test_the_suffix_ryu_and_kono_you_are_left_alone(sentence):
+    assert ru_converted_to_kanji(tokens(sentence)) == []
+    assert pronoun_before_you(tokens(sentence)) == []
+    assert not [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
 
 
 def test_japanese_articles_get_japanese_messages():

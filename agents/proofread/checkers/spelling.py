@@ -20,6 +20,8 @@ from agents.proofread.japanese import (
     Token,
     conjugation_errors,
     object_marked_by_no,
+    pronoun_before_you,
+    ru_converted_to_kanji,
     stem_before_noun_errors,
     tokenize,
 )
@@ -552,8 +554,9 @@ class SpellingChecker(BaseChecker):
 def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str, str, str] | None:
     """(where, problem, suggestion, why) of the sentence's first conjugation slip, looked for in this
     order: a サ変 noun followed directly by a verb ending it cannot carry (配布ることができます); a verb's
-    連用形 running into ところ/こと (ありところ); a サ変 noun after the の of a noun phrase ending the
-    sentence as its verb (ロードマップの作成しました)."""
+    連用形 running into ところ/こと (ありところ); a verb's る converted to 流 (相談され流); a pronoun
+    before よう (これように); a サ変 noun after the の of a noun phrase ending the sentence as its verb
+    (ロードマップの作成しました)."""
     if slips := conjugation_errors(tokens):
         noun, ending, intended = slips[0]
         return (
@@ -567,6 +570,20 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
             verb.begin, f"活用の誤りかもしれません: 「{sentence.text[verb.begin : noun.end]}」（「{intended}」では？）",
             f"「{intended}」のように連体形にしてください。",
             f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
+        )
+    if converted := ru_converted_to_kanji(tokens):
+        stem, suffix, intended = converted[0]
+        return (
+            stem.begin, f"変換の誤りかもしれません: 「{sentence.text[stem.begin : suffix.end]}」（「{intended}」では？）",
+            f"「流」を「る」に直して「{intended}」としてください。",
+            "「流」は「る」と読めるため、動詞の「る」が漢字に変換されたままになることがあります。",
+        )
+    if pronouns := pronoun_before_you(tokens):
+        pronoun, last, intended = pronouns[0]
+        return (
+            pronoun.begin, f"指示語の誤りかもしれません: 「{sentence.text[pronoun.begin : last.end]}」（「{intended}」では？）",
+            f"「{intended}」のように「{intended[:2]}」を使ってください。",
+            "「よう」を修飾するのは「この」「その」などの連体詞で、代名詞「これ」「それ」は続きません。",
         )
     if objects := object_marked_by_no(tokens):
         no, noun, last = objects[0]
