@@ -6,7 +6,7 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
 ``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
-and each later block (``heldout4`` … ``heldout122``) none from a repository of any earlier set.
+and each later block (``heldout4`` … ``heldout123``) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
 reported as missing when absent there. Each record's ``language`` must be the one the article's
 letters point to (counted, never printed).
@@ -33,7 +33,7 @@ STRATA = ("zenn", "qiita", "en")
 # Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
 # order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-LAST_BLOCK = 122  # the newest held-out set; each round adds one
+LAST_BLOCK = 123  # the newest held-out set; each round adds one
 BLOCK_SPLITS = tuple(f"heldout{n}" for n in range(2, LAST_BLOCK + 1))
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
