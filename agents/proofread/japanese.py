@@ -554,15 +554,15 @@ def ru_converted_to_kanji(tokens: list[Token]) -> list[tuple[Token, Token, str]]
                 and stem.pos1 in ("動詞", "助動詞") and stem.conjugation_form.startswith("連用形")
                 and stem.conjugation_type.startswith(_RU_STEM_TYPES)):
             first = index
-            while first > 0 and tokens[first].pos1 == "助動詞" and tokens[first - 1].end == tokens[first].begin \
-                    and tokens[first - 1].pos1 in ("動詞", "助動詞"):
-                first -= 1  # さ-れ, でき-させ: the verb the auxiliary hangs on
-            found.append((tokens[first], suffix, "".join(t.surface for t in tokens[first : index + 1]) + "る"))
+            while (first > 0 and tokens[first].pos1 == "助動詞" and tokens[first - 1].pos1 in ("動詞", "助動詞")
+                   and tokens[first - 1].end == tokens[first].begin):
+                first -= 1  # さ-れ, でき-させ: back to the verb the auxiliary hangs on
+            found.append((tokens[first], suffix, "".join(token.surface for token in tokens[first : index + 1]) + "る"))
     return found
 
 
 # これ/それ/あれ/どれ before ように: the pronoun typed for the 連体詞 (この, その, あの, どの).
-_DEMONSTRATIVES = {"これ": "この", "それ": "その", "あれ": "あの", "どれ": "どの"}
+DEMONSTRATIVE_ADNOMINALS = {"これ": "この", "それ": "その", "あれ": "あの", "どれ": "どの"}
 
 
 def pronoun_before_you(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
@@ -570,10 +570,11 @@ def pronoun_before_you(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     only the 連体詞 form modifies: 「これように実装をすることで」 (このように)."""
     found = []
     for pronoun, you, after in zip(tokens, tokens[1:], [*tokens[2:], NO_TOKEN], strict=False):
-        if (pronoun.pos1 == "代名詞" and pronoun.surface in _DEMONSTRATIVES and pronoun.end == you.begin
+        if (pronoun.pos1 == "代名詞" and pronoun.surface in DEMONSTRATIVE_ADNOMINALS and pronoun.end == you.begin
                 and you.surface == "よう" and you.pos1 == "形状詞"):
-            last = after if after.surface in ("に", "な") and after.begin == you.end else you
-            found.append((pronoun, last, _DEMONSTRATIVES[pronoun.surface] + "よう" + (after.surface if last is after else "")))
+            joined = after.surface in ("に", "な") and after.begin == you.end  # ように, ような
+            found.append((pronoun, after if joined else you,
+                          DEMONSTRATIVE_ADNOMINALS[pronoun.surface] + "よう" + (after.surface if joined else "")))
     return found
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.proofread.checkers.base import BaseChecker
 from agents.proofread.japanese import (
+    DEMONSTRATIVE_ADNOMINALS,
     Token,
     conjugation_errors,
     object_marked_by_no,
@@ -582,7 +583,7 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
         pronoun, last, intended = pronouns[0]
         return (
             pronoun.begin, f"指示語の誤りかもしれません: 「{sentence.text[pronoun.begin : last.end]}」（「{intended}」では？）",
-            f"「{intended}」のように「{intended[:2]}」を使ってください。",
+            f"「{pronoun.surface}」を「{DEMONSTRATIVE_ADNOMINALS[pronoun.surface]}」に直して「{intended}」としてください。",
             "「よう」を修飾するのは「この」「その」などの連体詞で、代名詞「これ」「それ」は続きません。",
         )
     if objects := object_marked_by_no(tokens):
