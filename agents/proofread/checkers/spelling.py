@@ -560,38 +560,34 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
     (ロードマップの作成しました)."""
     if slips := conjugation_errors(tokens):
         noun, ending, intended = slips[0]
-        return (
-            noun.begin, f"活用の誤りかもしれません: 「{sentence.text[noun.begin : ending.end]}」（「{intended}」では？）",
-            f"「{intended}」のように「する」を補ってください。",
-            "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。",
-        )
+        return _slip(sentence, noun, ending, "活用", intended, f"「{intended}」のように「する」を補ってください。",
+                     "名詞の直後に動詞の活用語尾が続くのは、「する」「して」の打ち漏らしであることがほとんどです。")
     if stems := stem_before_noun_errors(tokens):
         verb, noun, intended = stems[0]
-        return (
-            verb.begin, f"活用の誤りかもしれません: 「{sentence.text[verb.begin : noun.end]}」（「{intended}」では？）",
-            f"「{intended}」のように連体形にしてください。",
-            f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。",
-        )
+        return _slip(sentence, verb, noun, "活用", intended, f"「{intended}」のように連体形にしてください。",
+                     f"動詞の連用形に「{noun.surface}」が直接続くことはなく、連体形の打ち間違いであることがほとんどです。")
     if converted := ru_converted_to_kanji(tokens):
         stem, suffix, intended = converted[0]
-        return (
-            stem.begin, f"変換の誤りかもしれません: 「{sentence.text[stem.begin : suffix.end]}」（「{intended}」では？）",
-            f"「流」を「る」に直して「{intended}」としてください。",
-            "「流」は「る」と読めるため、動詞の「る」が漢字に変換されたままになることがあります。",
-        )
+        return _slip(sentence, stem, suffix, "変換", intended, f"「流」を「る」に直して「{intended}」としてください。",
+                     "「流」は「る」と読めるため、動詞の「る」が漢字に変換されたままになることがあります。")
     if pronouns := pronoun_before_you(tokens):
         pronoun, last, intended = pronouns[0]
-        return (
-            pronoun.begin, f"指示語の誤りかもしれません: 「{sentence.text[pronoun.begin : last.end]}」（「{intended}」では？）",
-            f"「{pronoun.surface}」を「{DEMONSTRATIVE_ADNOMINALS[pronoun.surface]}」に直して「{intended}」としてください。",
-            "「よう」を修飾するのは「この」「その」などの連体詞で、代名詞「これ」「それ」は続きません。",
-        )
+        adnominal = DEMONSTRATIVE_ADNOMINALS[pronoun.surface]
+        return _slip(sentence, pronoun, last, "指示語", intended,
+                     f"「{pronoun.surface}」を「{adnominal}」に直して「{intended}」としてください。",
+                     "「よう」を修飾するのは「この」「その」などの連体詞で、代名詞「これ」「それ」は続きません。")
     if objects := object_marked_by_no(tokens):
         no, noun, last = objects[0]
         phrase = sentence.text[noun.begin : last.end]
-        return (
-            no.begin, f"助詞の誤りかもしれません: 「{sentence.text[no.begin : last.end]}」",
-            f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
-            "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。",
-        )
+        return _slip(sentence, no, last, "助詞", None,
+                     f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
+                     "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。")
     return None
+
+
+def _slip(sentence: Sentence, first: Token, last: Token, kind: str, intended: str | None, suggestion: str,
+          why: str) -> tuple[int, str, str, str]:
+    """A slip from `first` to `last` as (where, problem, suggestion, why): 「…の誤りかもしれません: 「span」」
+    with the likely intended words when there is one reading."""
+    guess = f"（「{intended}」では？）" if intended else ""
+    return first.begin, f"{kind}の誤りかもしれません: 「{sentence.text[first.begin : last.end]}」{guess}", suggestion, why
