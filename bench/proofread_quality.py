@@ -2,7 +2,7 @@
 of real published articles in eval/proofread.
 
     python -m bench proofread-quality [--verbose]
-    python -m bench proofread-quality --corpus [--split dev,heldout,heldout2,…,heldout122|heldout123] [--show-unlabelled]
+    python -m bench proofread-quality --corpus [--split dev,heldout,heldout2,…] [--show-unlabelled]
         [--show-unused] [--write-template] [--by-rule] [--labels PATH] [--manifest PATH] [--shared DIR]
     python -m bench proofread-quality --sweep DIR [--rules spelling,no-headings] [--show]
 
@@ -20,9 +20,9 @@ still applies, and the file's optional "renamed" table ({"rule:new": "rule:old"}
 across a renamed rule. Strict precision is true / labelled, lenient precision (true + debatable) /
 labelled; findings no label matches are counted as unlabelled, labels no finding matches as unused
 (an unused "true" label is a real problem no longer reported). `--split` takes one split or several
-joined by commas (scored as one set). The held-aside split (`heldout123`; `heldout` to `heldout122` were held
-aside once each and are development data since) runs only with PROOFREAD_RULES_FROZEN=1, once the
-rules under test are final."""
+joined by commas (scored as one set). The held-aside split, the newest `heldoutN` in corpus.json (`heldout`
+and every earlier block were held aside once each and are development data since), runs only with
+PROOFREAD_RULES_FROZEN=1, once the rules under test are final."""
 
 from __future__ import annotations
 
@@ -191,7 +191,17 @@ LABELS = EVAL / "labels.json"
 SHARED = EVAL.parents[2] / "shared" / "proofread_corpus"  # beside the repository: articles not redistributable
 FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
-SPLITS = ("dev", "heldout", *(f"heldout{n}" for n in range(2, 124)))
+
+
+def corpus_splits(manifest: Path = MANIFEST) -> tuple[str, ...]:
+    """The splits corpus.json holds, in the order they were collected: dev, heldout, then the blocks
+    heldout2 … heldoutN. A new held-out set is a new N in the data; no code names it."""
+    names = {article["split"] for article in json.loads(manifest.read_text(encoding="utf-8"))["articles"]}
+    blocks = sorted(int(name[len("heldout"):]) for name in names if re.fullmatch(r"heldout\d+", name))
+    return ("dev", "heldout", *(f"heldout{n}" for n in blocks))
+
+
+SPLITS = corpus_splits()
 # Read only once the rules are frozen. Every earlier split was read once to measure a finished
 # change and is development data since.
 HELD_ASIDE = (SPLITS[-1],)  # the newest set

@@ -2,6 +2,7 @@
 
     python eval/proofread/candidates.py list OWNER/NAME ...           # candidate posts, newest first
     python eval/proofread/candidates.py sweep DIR OWNER/NAME ... [--per-repo 12]
+    python eval/proofread/candidates.py add heldoutN ID OWNER/NAME PATH --platform zenn [--licence MIT --stored repo]
 
 `list` prints, per repository, its Markdown files of 4–20 KB (the size the held-out sets are drawn
 from) with the date and commit that last changed each, its size, the front-matter flags that say
@@ -10,13 +11,16 @@ whether it is published (published, private, draft, type, lang; a Zenn front mat
 to (`check_corpus.script_of`): metadata only, no article text, so a held-out set can be picked
 without reading it. `sweep` copies the published 2–40 KB posts that no corpus record holds into DIR
 (`<owner>+<name>__<path>.md`, at most `--per-repo` per repository, in path order) for
-`python -m bench proofread-quality --sweep DIR`. Snapshots are looked up as in rebuild_shared.py
+`python -m bench proofread-quality --sweep DIR`. `add` appends one chosen article's record to
+corpus.json (the snapshot's HEAD commit, the file's last change, size, SHA-256 and language) and
+stores its file, in `articles/` or the shared folder. Snapshots are looked up as in rebuild_shared.py
 (`--mirrors`, default /work/.mirror).
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import re
 import subprocess
@@ -24,7 +28,7 @@ import sys
 from collections.abc import Iterator
 from pathlib import Path
 
-from check_corpus import HERE, script_of
+from check_corpus import DEFAULT_SHARED, HERE, script_of
 from rebuild_shared import DEFAULT_MIRRORS, git_dir
 
 SKIPPED = ("readme", "license", "changelog", "node_modules", "code_of_conduct", "contributing", "claude.md",
@@ -117,6 +121,40 @@ def sweep(mirrors: Path, out: Path, repos: list[str], per_repo: int) -> int:
     return 0
 
 
+def add(mirrors: Path, corpus: Path, shared: Path, split: str, article_id: str, repo: str, path: str, *,
+        platform: str, licence: str, stored: str) -> int:
+    """Append the record of `repo`'s `path` at the snapshot's HEAD to corpus.json (commit, last change,
+    size, SHA-256, language from its letters) and write the file beside the others: `articles/`
+    for `stored: repo`, the shared folder for `stored: shared`. Prints the id, never the text."""
+    git = git_dir(mirrors, repo)
+    if git is None:
+        print(f"{repo}: no snapshot under {mirrors}", file=sys.stderr)
+        return 1
+    manifest = json.loads(corpus.read_text(encoding="utf-8"))
+    if any(a["id"] == article_id or (a["repo"], a["path"]) == (repo, path) for a in manifest["articles"]):
+        print(f"{article_id}: the corpus already holds this id or {repo}:{path}", file=sys.stderr)
+        return 1
+    head = _git(git, "rev-parse", "HEAD").decode().strip()
+    done = subprocess.run(["git", f"--git-dir={git}", "cat-file", "blob", f"{head}:{path}"], capture_output=True, check=False)
+    if done.returncode != 0:
+        print(f"{repo}: no file {path} at {head[:10]}", file=sys.stderr)
+        return 1
+    changed, date = _git(git, "log", "-1", "--format=%H %cs", head, "--", path).decode().split()
+    data = done.stdout
+    manifest["articles"].append({
+        "bytes": len(data), "commit": head, "id": article_id, "language": script_of(data.decode("utf-8", errors="replace")),
+        "last_changed_commit": changed, "last_changed_date": date, "licence": licence, "path": path,
+        "platform": platform, "repo": repo, "sha256": hashlib.sha256(data).hexdigest(), "split": split,
+        "stored": stored, "url": f"https://github.com/{repo}/blob/{head}/{path}",
+    })
+    folder = (HERE if stored == "repo" else shared) / "articles"
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / f"{article_id}.md").write_bytes(data)
+    corpus.write_text(json.dumps(manifest, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+    print(f"{article_id}: {split}, {len(data)} bytes, stored {stored}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--mirrors", type=Path, default=DEFAULT_MIRRORS)
@@ -128,9 +166,22 @@ def main(argv: list[str] | None = None) -> int:
     sweeping.add_argument("dir", type=Path)
     sweeping.add_argument("repos", nargs="+")
     sweeping.add_argument("--per-repo", type=int, default=12)
+    adding = verbs.add_parser("add", help="append one article to corpus.json and store its file")
+    adding.add_argument("split")
+    adding.add_argument("id")
+    adding.add_argument("repo")
+    adding.add_argument("path")
+    adding.add_argument("--platform", required=True)
+    adding.add_argument("--licence", default="none found")
+    adding.add_argument("--stored", choices=("repo", "shared"), default="shared")
+    adding.add_argument("--corpus", type=Path, default=HERE / "corpus.json")
+    adding.add_argument("--shared", type=Path, default=DEFAULT_SHARED)
     args = parser.parse_args(argv)
     if args.verb == "list":
         return list_candidates(args.mirrors, args.repos, args.shown)
+    if args.verb == "add":
+        return add(args.mirrors, args.corpus, args.shared, args.split, args.id, args.repo, args.path,
+                   platform=args.platform, licence=args.licence, stored=args.stored)
     return sweep(args.mirrors, args.dir, args.repos, args.per_repo)
 
 

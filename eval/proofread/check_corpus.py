@@ -6,7 +6,8 @@ the recorded split is the one the fixed split rule gives. The split rule covers 
 its articles are taken as recorded, and the check only requires that none of them comes from a
 repository of the first set. The third held-out set (``heldout3``) was collected the same way, after
 ``heldout2``; none of its articles may come from a repository of the first set or of ``heldout2``,
-and each later block (``heldout4`` … ``heldout123``) none from a repository of any earlier set.
+and each later block (``heldout4`` up to the newest number the records name, with no number left
+out) none from a repository of any earlier set.
 Articles stored outside the repository (``stored: "shared"``) are looked up under ``--shared`` and
 reported as missing when absent there. Each record's ``language`` must be the one the article's
 letters point to (counted, never printed).
@@ -22,6 +23,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -33,8 +35,13 @@ STRATA = ("zenn", "qiita", "en")
 # Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
 # order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-LAST_BLOCK = 123  # the newest held-out set; each round adds one
-BLOCK_SPLITS = tuple(f"heldout{n}" for n in range(2, LAST_BLOCK + 1))
+_BLOCK = re.compile(r"heldout([1-9]\d*)")
+
+
+def block_splits(articles: list[dict]) -> tuple[str, ...]:
+    """heldout2 … heldoutN, N the newest block the records name: a new held-out set is data only."""
+    numbers = [int(m.group(1)) for a in articles if (m := _BLOCK.fullmatch(str(a.get("split", ""))))]
+    return tuple(f"heldout{n}" for n in range(2, max(numbers, default=1) + 1))
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
@@ -85,6 +92,7 @@ def article_file(article: dict, shared: Path) -> Path:
 def check(corpus_path: Path, shared: Path) -> list[str]:
     problems: list[str] = []
     articles = json.loads(corpus_path.read_text(encoding="utf-8"))["articles"]
+    blocks = block_splits(articles)
     ids = [a.get("id") for a in articles]
     for dup, n in Counter(ids).items():
         if n > 1:
@@ -96,7 +104,7 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
             continue
         if a["platform"] not in PLATFORMS or a["language"] not in ("ja", "en", "zh"):
             problems.append(f"{a['id']}: unknown platform/language {a['platform']}/{a['language']}")
-        if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, *BLOCK_SPLITS):
+        if a["stored"] not in ("repo", "shared") or a["split"] not in (*RULE_SPLITS, *blocks):
             problems.append(f"{a['id']}: bad stored/split value {a['stored']}/{a['split']}")
             continue
         path = article_file(a, shared)
@@ -118,8 +126,10 @@ def check(corpus_path: Path, shared: Path) -> list[str]:
         if recorded != split:
             problems.append(f"{aid}: recorded split {recorded}, the rule gives {split}")
     earlier_repos = {a["repo"]: "the first set" for a in articles if a["split"] in RULE_SPLITS}
-    for block in BLOCK_SPLITS:
+    for block in blocks:
         members = [a for a in articles if a["split"] == block]
+        if not members:
+            problems.append(f"{block}: no article, but later blocks exist (blocks are numbered without gaps)")
         problems.extend(
             f"{a['id']}: {block} article from {a['repo']}, a repository of {earlier_repos[a['repo']]}"
             for a in members

@@ -5,6 +5,7 @@ article's language from its letters."""
 from __future__ import annotations
 
 import hashlib
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -80,3 +81,44 @@ def test_rebuild_reads_a_blob_back_and_checks_it(mirrors):
     assert rebuild_shared.matches(data, record)
     assert not rebuild_shared.matches(data + b"\n", record)
     assert rebuild_shared.blob(git, "HEAD", "articles/missing.md") is None
+
+
+def test_the_newest_block_comes_from_the_records_and_a_gap_is_a_problem(tmp_path: Path):
+    """A new held-out set is data only: the blocks run to the newest number the records name, and a
+    number left out (heldout3 missing between heldout2 and heldout4) is reported."""
+    def record(aid: str, split: str, repo: str) -> dict:
+        data = EN.encode()
+        (tmp_path / "articles" / f"{aid}.md").write_bytes(data)
+        return {"id": aid, "platform": "hugo", "language": "en", "repo": repo, "path": f"{aid}.md", "commit": "0" * 40,
+                "bytes": len(data), "sha256": hashlib.sha256(data).hexdigest(), "split": split, "stored": "shared",
+                "url": "https://example.invalid", "licence": "none found"}
+
+    (tmp_path / "articles").mkdir()
+    articles = [record("a", "heldout2", "one/blog"), record("b", "heldout4", "two/blog")]
+    assert check_corpus.block_splits(articles) == ("heldout2", "heldout3", "heldout4")
+    assert check_corpus.block_splits([]) == ()
+    manifest = tmp_path / "corpus.json"
+    manifest.write_text(json.dumps({"articles": articles}), encoding="utf-8")
+    problems = check_corpus.check(manifest, tmp_path)
+    assert any(p.startswith("heldout3: no article") for p in problems)
+    assert not any(p.startswith(("a:", "b:")) for p in problems)  # both records are otherwise sound
+
+
+def test_add_records_an_article_from_its_snapshot_and_refuses_it_twice(mirrors, tmp_path, capsys):
+    corpus = tmp_path / "corpus.json"
+    corpus.write_text(json.dumps({"articles": []}), encoding="utf-8")
+    shared = tmp_path / "shared"
+    argv = ["--mirrors", str(mirrors), "add", "heldout2", "ja-post", "someone/blog", "articles/ja.md",
+            "--platform", "zenn", "--corpus", str(corpus), "--shared", str(shared)]
+    assert candidates.main(argv) == 0
+    assert "設定" not in capsys.readouterr().out  # the id and size, never the text
+    (record,) = json.loads(corpus.read_text(encoding="utf-8"))["articles"]
+    stored = (shared / "articles" / "ja-post.md").read_bytes()
+    assert stored == JA.encode()
+    assert record["sha256"] == hashlib.sha256(stored).hexdigest() and record["bytes"] == len(stored)
+    assert (record["language"], record["split"], record["stored"], record["licence"]) == ("ja", "heldout2", "shared", "none found")
+    assert record["url"] == f"https://github.com/someone/blog/blob/{record['commit']}/articles/ja.md"
+    assert len(record["last_changed_commit"]) == 40 and record["last_changed_date"][:2] == "20"
+    assert candidates.main(argv) == 1  # the same file again
+    assert candidates.main([*argv[:4], "other-id", *argv[5:]]) == 1  # under another id too
+    assert len(json.loads(corpus.read_text(encoding="utf-8"))["articles"]) == 1

@@ -336,3 +336,13 @@ async def test_the_harness_stops_the_linter_child_before_it_returns(tmp_path: Pa
     assert WORKER._process is None  # killed and reaped, not left to outlive the command
     assert await quality.main(["--sweep", str(tmp_path / "nowhere")]) == 2  # an early exit too
     assert WORKER._process is None
+
+
+def test_the_splits_and_the_held_aside_one_come_from_the_corpus_records(tmp_path: Path):
+    manifest = tmp_path / "corpus.json"
+    splits = ["heldout10", "dev", "heldout", "heldout2", "heldout10"]
+    manifest.write_text(json.dumps({"articles": [{"split": split} for split in splits]}), encoding="utf-8")
+    assert quality.corpus_splits(manifest) == ("dev", "heldout", "heldout2", "heldout10")  # by number, not text
+    records = json.loads(quality.MANIFEST.read_text(encoding="utf-8"))["articles"]
+    newest = max(int(r["split"][len("heldout"):]) for r in records if r["split"][len("heldout"):].isdigit())
+    assert HELD == f"heldout{newest}"
