@@ -29,7 +29,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from check_corpus import DEFAULT_SHARED, HERE, script_of
-from rebuild_shared import DEFAULT_MIRRORS, git_dir
+from rebuild_shared import DEFAULT_MIRRORS, blob, git_dir
 
 SKIPPED = ("readme", "license", "changelog", "node_modules", "code_of_conduct", "contributing", "claude.md",
            "agents.md", ".claude/", ".github/", "themes/", "template", "_drafts/", "/draft/", "/drafts/")  # unpublished posts
@@ -135,12 +135,11 @@ def add(mirrors: Path, corpus: Path, shared: Path, split: str, article_id: str, 
         print(f"{article_id}: the corpus already holds this id or {repo}:{path}", file=sys.stderr)
         return 1
     head = _git(git, "rev-parse", "HEAD").decode().strip()
-    done = subprocess.run(["git", f"--git-dir={git}", "cat-file", "blob", f"{head}:{path}"], capture_output=True, check=False)
-    if done.returncode != 0:
+    data = blob(git, head, path)
+    if data is None:
         print(f"{repo}: no file {path} at {head[:10]}", file=sys.stderr)
         return 1
     changed, date = _git(git, "log", "-1", "--format=%H %cs", head, "--", path).decode().split()
-    data = done.stdout
     manifest["articles"].append({
         "bytes": len(data), "commit": head, "id": article_id, "language": script_of(data.decode("utf-8", errors="replace")),
         "last_changed_commit": changed, "last_changed_date": date, "licence": licence, "path": path,

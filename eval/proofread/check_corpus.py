@@ -35,13 +35,7 @@ STRATA = ("zenn", "qiita", "en")
 # Splits given by the split rule, and the later held-out blocks that the rule does not cover, in the
 # order they were collected: each block must share no repository with the rule splits or an earlier block.
 RULE_SPLITS = ("dev", "heldout")
-_BLOCK = re.compile(r"heldout([1-9]\d*)")
-
-
-def block_splits(articles: list[dict]) -> tuple[str, ...]:
-    """heldout2 … heldoutN, N the newest block the records name: a new held-out set is data only."""
-    numbers = [int(m.group(1)) for a in articles if (m := _BLOCK.fullmatch(str(a.get("split", ""))))]
-    return tuple(f"heldout{n}" for n in range(2, max(numbers, default=1) + 1))
+_BLOCK = re.compile(r"heldout([1-9]\d*)")  # a later block: heldout2, heldout3, …
 PLATFORMS = {"zenn", "qiita", "hugo", "jekyll", "zola", "other"}
 FIELDS = (
     "id",
@@ -82,6 +76,12 @@ def script_of(text: str) -> str:
     if kana * 50 >= letters:
         return "ja"
     return "zh" if han * 50 >= letters else "en"
+
+
+def block_splits(articles: list[dict]) -> tuple[str, ...]:
+    """heldout2 … heldoutN, N the newest block the records name: a new held-out set is data only."""
+    numbers = [int(m.group(1)) for a in articles if (m := _BLOCK.fullmatch(str(a.get("split", ""))))]
+    return tuple(f"heldout{n}" for n in range(2, max(numbers, default=1) + 1))
 
 
 def article_file(article: dict, shared: Path) -> Path:
