@@ -327,6 +327,7 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
     previous: int | None = None
     open_marks: list[str] = []  # the brackets and quotes opened and not yet closed
     bracketed_sentence = False  # the outermost bracket opened where a sentence starts: `(The JVM is…)`
+    quoted_sentence = False  # a Japanese quotation opened where a sentence starts: 「…である。」
     previous_line = ""
     in_aside = False  # splitting the sentences of an aside in brackets, up to the one that closes it
 
@@ -366,12 +367,19 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
             if char in _OPENERS:
                 if not open_marks:
                     bracketed_sentence = char in "([（" and len(buffer) == 1
+                    quoted_sentence = char in "「『" and len(buffer) == 1
                 open_marks.append(char)
             elif open_marks and (char in _CLOSERS or (char == '"' and open_marks[-1] == "“")):
                 open_marks.pop()  # “…" : a curly quotation closed by a straight one still closes
                 if japanese and bracketed_sentence and not open_marks and char in ")）" and _line_ends(line, index + 1):
                     # 「（…多すぎて、…英語ページも探したが似たような状況）」 on a line of its own: an aside
                     # that opens its sentence and closes the line ends there, with or without 。
+                    flush(number)
+                elif japanese and quoted_sentence and not open_marks and char in "」』" and (
+                    line[:index].rstrip()[-1:] in "。．！？!?" and _line_ends(line, index + 1)
+                ):
+                    # 「Vitest3 が…バージョンである。」 on a line of its own: a quoted sentence (a source's
+                    # words, a translation) ends with its bracket, and the next line is the writer's own
                     flush(number)
                 elif not japanese and not open_marks and (
                     (char in _CLOSING_QUOTES and _closes_sentence(line, index))

@@ -172,3 +172,40 @@ def test_rules_never_right_on_the_development_articles_are_off_until_a_project_t
     assert apply_rule_control(issues, {}) == []
     assert len(apply_rule_control(issues, {"private-ip": "on", "internal-hostname": "on", "syntax-shell": "on",
                                            "weak-phrase": "on"})) == 4
+
+
+# --- rounds 124–129 ---------------------------------------------------------------------------------
+
+
+def test_a_quoted_sentence_on_a_line_of_its_own_ends_there_and_the_next_line_is_judged_alone():
+    polite = "".join(f"{n}つ目の設定を確認しました。\n" for n in "一二三四五")
+    quote = "「Vitest3 が Vite6 を一番最初にサポートするバージョンである。」\n"
+    text = ZENN_HEAD + polite + "リリースノートには次のように書かれていました。\n" + quote
+    slip = text + "つまり、Vitest 2 までは Vite 6 をサポートしてない。\n"
+    # The writer's own plain sentence after the quotation is the slip, reported on its own line.
+    assert found(slip, "rule:mixed-style") == [slip.count("\n")]
+    # The quotation (a translation of the release note) keeps its own style.
+    assert found(text + "なので型エラーが発生していたのです。\n", "rule:mixed-style") == []
+
+
+def privacy(text: str) -> list[str | None]:
+    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
+    return [issue.source for issue in CHECKER_CLASSES["privacy"](context).rules(parse_article(text))]
+
+
+def test_a_projects_published_test_key_the_article_links_is_not_a_leak():
+    key = (
+        '```sh\nexport PERMS_KEY="-----BEGIN RSA PRIVATE KEY-----\\nMIIEpgIBAAKCAQEA3RY0qLmdthY6Q0RZ4oyNQSL035Bm'
+        'YLNdleX1qVpG1zfQeLWf\\n-----END RSA PRIVATE KEY-----"\n```\n'
+    )
+
+    def intro(path: str) -> str:
+        return (ZENN_HEAD + "環境変数 `PERMS_KEY` を与えなければ機能しませんでした。\n"
+                f"[`{path}` の中にある `perms_key`](https://github.com/mozilla/reticulum/blob/0f0af37e/{path}#L67-L68)"
+                " をそのまま使うことによって対処しました。\n\n")
+
+    assert "rule:private-key" not in privacy(intro("config/test.exs") + key)
+    assert "rule:private-key" not in privacy(intro("spec/fixtures/server.pem") + key)
+    # A key linked to a file outside the tests, or given with no source, is still reported.
+    assert "rule:private-key" in privacy(intro("config/prod.exs") + key)
+    assert "rule:private-key" in privacy(ZENN_HEAD + "この鍵を使いました。\n\n" + key)

@@ -396,6 +396,45 @@ def _home_router_default(text: str) -> bool:
         return False
 
 
+# A source file in a public repository (a link that names its path: github.com/o/r/blob/ref/path).
+REPOSITORY_FILE_LINK = re.compile(
+    r"https?://(?:github\.com|gitlab\.com|bitbucket\.org)/[^/\s]+/[^/\s]+/(?:-/)?(?:blob|raw|src)/[^/\s]+/([^\s)\]>#?]+)"
+    r"|https?://raw\.githubusercontent\.com/[^/\s]+/[^/\s]+/[^/\s]+/([^\s)\]>#?]+)"
+)
+# A path under a project's tests: a test folder (test/, spec/, fixtures/, testdata/) or a test file
+# (config/test.exs, key_test.go, auth.spec.ts, test_keys.py).
+TEST_PATH = re.compile(
+    r"(?:^|/)(?:tests?|specs?|testdata|test_data|fixtures?|__tests__)(?:/|$)"
+    r"|(?:^|[/_.-])(?:test|spec)(?:[_.-][^/]*)?\.[A-Za-z0-9]+$"
+)
+PARAGRAPH_BEFORE_LINES = 4
+
+
+def published_test_key(article: ParsedArticle, number: int) -> bool:
+    """Whether the private key on line `number` is a project's published test key: the paragraph
+    just before it (before its code block) links a file under that project's tests in a public
+    repository, the file the writer says the key comes from (round 126: reticulum's
+    `config/test.exs`, used as is for a local development server). Its owner published it on
+    purpose; it guards nothing."""
+    block = next(
+        (b for b in article.code_blocks if b.start_line < number and (b.end_line is None or number < b.end_line)), None
+    )
+    line = (block.start_line if block is not None else number) - 1
+    while line >= article.body_start_line and not article.line(line).strip():
+        line -= 1
+    paragraph = []
+    while line >= article.body_start_line and article.line(line).strip() and len(paragraph) < PARAGRAPH_BEFORE_LINES:
+        if article.kind(line) not in ("text", "list", "quote"):
+            break
+        paragraph.append(article.line(line))
+        line -= 1
+    return any(
+        TEST_PATH.search(match.group(1) or match.group(2))
+        for text in paragraph
+        for match in REPOSITORY_FILE_LINK.finditer(text)
+    )
+
+
 def _context_is_version(line: str, start: int) -> bool:
     before = line[max(0, start - 12) : start].lower()
     return bool(re.search(r"(v|version|ver\.?|バージョン)\s*$", before))
@@ -420,6 +459,8 @@ class PrivacyChecker(BaseChecker):
             for finding in find_secrets(line, number):
                 if finding.kind == "private-key" and "-----END" not in line:
                     private_key_open = True
+                if finding.kind == "private-key" and published_test_key(article, number):
+                    continue
                 shown = "" if finding.kind == "private-key" else f" ({mask_value(finding.value)})"
                 if finding.kind == "link-secret":
                     issues.append(self.issue(
