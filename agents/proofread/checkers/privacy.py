@@ -422,7 +422,7 @@ def published_test_key(article: ParsedArticle, number: int) -> bool:
     line = (block.start_line if block is not None else number) - 1
     while line >= article.body_start_line and not article.line(line).strip():
         line -= 1
-    paragraph = []
+    paragraph: list[str] = []
     while line >= article.body_start_line and article.line(line).strip() and len(paragraph) < PARAGRAPH_BEFORE_LINES:
         if article.kind(line) not in ("text", "list", "quote"):
             break
