@@ -578,6 +578,47 @@ def pronoun_before_you(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     return found
 
 
+def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(first token, last token, likely intended) where a syllable of 〜ました was typed twice: ます
+    twice in a row (「詰まってしましました」, for しまいました after て), ま before ます
+    (「用意しまました」「予想されまます」「見ていきまます」), or まま after a verb's 連用形 (「表示されまました」),
+    which only a 連体形 or の can modify (「そのまま」「されたまま」)."""
+
+    def joined(start: int, end: int) -> str:
+        return "".join(token.surface for token in tokens[start:end])
+
+    def verb_start(index: int) -> int:
+        while (index > 0 and tokens[index].pos1 == "助動詞" and tokens[index - 1].pos1 in ("動詞", "助動詞")
+               and tokens[index - 1].end == tokens[index].begin):
+            index -= 1  # さ-れ: back to the verb the auxiliary hangs on
+        return index
+
+    found = []
+    for index in range(1, len(tokens) - 1):
+        before, first, second = tokens[index - 1], tokens[index], tokens[index + 1]
+        past = index + 2 if index + 2 < len(tokens) and tokens[index + 2].surface == "た" else index + 1
+        if not (before.end == first.begin and first.end == second.begin and second.base == "ます" and second.pos1 == "助動詞"):
+            continue
+        if first.base == "ます" and first.pos1 == "助動詞" and first.surface == second.surface == "まし":
+            helper = before.base == "する" and index > 1 and tokens[index - 2].surface in ("て", "で")
+            intended = ("しまい" if helper else before.surface if before.pos1 in ("動詞", "助動詞") else "") + joined(index + 1, past + 1)
+            found.append((before if before.pos1 in ("動詞", "助動詞") else first, tokens[past], intended))
+        elif first.surface == "ま" and first.pos1 in ("助動詞", "感動詞") and before.pos1 in ("動詞", "助動詞"):
+            start = verb_start(index - 1)  # the ま read as the classical む or as an interjection
+            found.append((tokens[start], tokens[past], joined(start, index) + joined(index + 1, past + 1)))
+        elif first.pos1 == "動詞" and first.conjugation_form.startswith("未然形") and first.surface.endswith("ま"):
+            # 「見ていきまます」: ます takes a 連用形, so the dictionary made いきま a 未然形 of いきむ
+            found.append((first, tokens[past], first.surface[:-1] + joined(index + 1, past + 1)))
+    for index in range(len(tokens) - 3):
+        stem, mama, suru, past_token = tokens[index : index + 4]
+        if (stem.pos1 in ("動詞", "助動詞") and stem.conjugation_form.startswith("連用形") and mama.surface == "まま"
+                and suru.surface == "し" and suru.base == "する" and past_token.surface == "た"
+                and stem.end == mama.begin and mama.end == suru.begin and suru.end == past_token.begin):
+            start = verb_start(index)
+            found.append((tokens[start], past_token, joined(start, index + 1) + "ました"))
+    return sorted(found, key=lambda slip: slip[0].begin)
+
+
 _SENTENCE_ENDS = _EXCLAMATIONS | {"。"}
 
 

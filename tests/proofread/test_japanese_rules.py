@@ -16,6 +16,7 @@ from agents.proofread.japanese import (
     hedges,
     pronoun_before_you,
     ru_converted_to_kanji,
+    stuttered_masu,
 )
 from agents.proofread.llm import ProofreadLLM
 from agents.proofread.parser import parse_article
@@ -205,6 +206,27 @@ def test_a_verb_ending_typed_as_kanji_and_a_pronoun_before_you_are_slips(sentenc
 def test_the_suffix_ryu_and_kono_you_are_left_alone(sentence):
     assert ru_converted_to_kanji(tokens(sentence)) == []
     assert pronoun_before_you(tokens(sentence)) == []
+    assert not [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
+
+
+@pytest.mark.parametrize(
+    ("sentence", "intended"),
+    [("無事表示されまました！", "されました"), ("動画するサンプルを用意しまました。", "しました"),
+     ("とすると少し詰まってしましました。", "しまいました"), ("先日私も購入してしましました。", "しまいました"),
+     ("オーバーヘッドは予想されまますが、無視します。", "されます"), ("それでは、1つずつ見ていきまます！", "いきます")],
+)
+def test_a_syllable_of_mashita_typed_twice_is_a_slip(sentence, intended):
+    (issue,) = [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
+    assert f"「{intended}」では" in issue.problem
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    ["鋼を焼きなましました。", "目を覚ましました。", "家に三体鎮座ましましております。", "このまましばらく放置しました。",
+     "そのまましてしまうと壊れます。", "設定をそのまました。", "されたままでした。", "読みました。"],
+)
+def test_words_that_only_look_like_a_stuttered_mashita_are_left_alone(sentence):
+    assert stuttered_masu(tokens(sentence)) == []
     assert not [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
 
 

@@ -24,6 +24,7 @@ from agents.proofread.japanese import (
     pronoun_before_you,
     ru_converted_to_kanji,
     stem_before_noun_errors,
+    stuttered_masu,
     tokenize,
 )
 from agents.proofread.schemas import Issue, ParsedArticle
@@ -556,8 +557,8 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
     """(where, problem, suggestion, why) of the sentence's first conjugation slip, looked for in this
     order: a サ変 noun followed directly by a verb ending it cannot carry (配布ることができます); a verb's
     連用形 running into ところ/こと (ありところ); a verb's る converted to 流 (相談され流); a pronoun
-    before よう (これように); a サ変 noun after the の of a noun phrase ending the sentence as its verb
-    (ロードマップの作成しました)."""
+    before よう (これように); a syllable of 〜ました typed twice (用意しまました); a サ変 noun after the の
+    of a noun phrase ending the sentence as its verb (ロードマップの作成しました)."""
     if slips := conjugation_errors(tokens):
         noun, ending, intended = slips[0]
         return _slip(sentence, noun, ending, "活用", intended, f"「{intended}」のように「する」を補ってください。",
@@ -576,6 +577,10 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
         return _slip(sentence, pronoun, last, "指示語", intended,
                      f"「{pronoun.surface}」を「{adnominal}」に直して「{intended}」としてください。",
                      "「よう」を修飾するのは「この」「その」などの連体詞で、代名詞「これ」「それ」は続きません。")
+    if stutters := stuttered_masu(tokens):
+        first, last, intended = stutters[0]
+        return _slip(sentence, first, last, "活用", intended, f"「{intended}」としてください。",
+                     "「ました」の音が一つ多く打たれています（「しまいました」の「い」が抜けた形も含みます）。")
     if objects := object_marked_by_no(tokens):
         no, noun, last = objects[0]
         phrase = sentence.text[noun.begin : last.end]
