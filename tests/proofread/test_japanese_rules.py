@@ -71,6 +71,7 @@ def test_a_particle_twice_in_one_clause_is_reported(sentence):
         "AとはBは別のものである。",  # とは is not は
         "データを元にグラフを作る。",  # を元に is a fixed phrase
         "データをもとにグラフを作る。",
+        "「VPC と BigQuery」をテーマに記事を書いていました。",  # をテーマに, as を題材に (round 131)
         "仕様に関して資料に書きます。",  # に関して is a compound particle
         "AについてBに書きます。",
         "bzip3は直接はサポートされていません。",  # contrastive 直接は
