@@ -619,6 +619,25 @@ def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     return sorted(found, key=lambda slip: slip[0].begin)
 
 
+def zurai_for_zurai(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+    """(first token, last token, likely intended) where 〜づらい (辛い, hard to do) is written with ず:
+    「見ずらい」「わかりずらく」「予測しずらく」 (the dictionary keeps ずらい as a suffix of its own), and
+    「扱いずらかった」, read as the slang verb ずらかる after a verb's noun form. The verb ずらす
+    (「予定をずらさず」「ずらされない」) and いたずら are other words. After a サ変 noun the する is missing
+    too (「理解ずらい」 → 理解しづらい)."""
+    found = []
+    for before, word in itertools.pairwise(tokens):
+        if before.end != word.begin or not word.surface.startswith("ずら"):
+            continue
+        suffix = word.pos1 == "接尾辞" and word.base == "ずらい"
+        slang = word.base == "ずらかる" and (before.pos1 == "名詞" and before.surface[-1:] in "いきしちにひびみり")
+        if not (suffix or slang):
+            continue
+        missing_suru = before.pos1 == "名詞" and before.pos[2] == "サ変可能"
+        found.append((before, word, before.surface + ("し" if missing_suru else "") + "づ" + word.surface[1:]))
+    return found
+
+
 _SENTENCE_ENDS = _EXCLAMATIONS | {"。"}
 
 

@@ -1718,6 +1718,19 @@ def test_a_commonly_misspelt_loanword_is_named_with_its_right_form():
         assert "rule:ja-misspelling" not in sources("language_quality", JA_HEAD + right + "\n"), right
 
 
+def test_zurai_for_zurai_is_named_with_its_right_form():
+    def problems(sentence: str) -> list[str]:
+        return [i.problem for i in run("language_quality", JA_HEAD + sentence + "\n") if i.source == "rule:ja-misspelling"]
+
+    assert problems("パスの色が紫で見ずらいので変えました。") == ["よくある表記の誤りです: 「見ずらい」（「見づらい」）"]
+    assert problems("動きがわかりずらく、初見では迷います。") == ["よくある表記の誤りです: 「わかりずらく」（「わかりづらく」）"]
+    assert problems("コンピューターが巨大で扱いずらかった時代です。") == ["よくある表記の誤りです: 「扱いずらかっ」（「扱いづらかっ」）"]
+    assert problems("これだけだと理解ずらいと思います。") == ["よくある表記の誤りです: 「理解ずらい」（「理解しづらい」）"]
+    for right in ("予定をずらさずに開始しました。", "座標をずらしています。", "開発はめずらしくもありません。",
+                  "過去の値に引きずられる性質です。", "わずらわしい作業です。", "いたずら心です。", "見づらいので変えました。"):
+        assert problems(right) == [], right
+
+
 def test_round_37_sweep_causes():
     # Hugo's highlight shortcode holds code, as Jekyll's {% highlight %} does: no prose rules inside
     hcl = 'resource "aws_glue_catalog_table" "events" {\n  database_name = aws_glue_catalog_database.db.name\n  name = "events"\n}\n'

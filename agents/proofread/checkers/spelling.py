@@ -26,6 +26,7 @@ from agents.proofread.japanese import (
     stem_before_noun_errors,
     stuttered_masu,
     tokenize,
+    zurai_for_zurai,
 )
 from agents.proofread.schemas import Issue, ParsedArticle
 from agents.proofread.text import (
@@ -540,11 +541,25 @@ class SpellingChecker(BaseChecker):
             )]
         return []
 
+    def zurai(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
+        """rule:ja-misspelling — 〜づらい written 〜ずらい (見ずらい), the first one only."""
+        for first, last, intended in zurai_for_zurai(tokens):
+            written = sentence.text[first.begin : last.end]
+            return [self.issue(
+                article, "suggestion", sentence.line_at(first.begin),
+                f"よくある表記の誤りです: 「{written}」（「{intended}」）",
+                f"「{intended}」と書いてください。",
+                "「〜しにくい」の意味の「づらい」は「辛い（つらい）」が濁ったもので、「ず」ではなく「づ」と書きます。",
+                "rule:ja-misspelling",
+            )]
+        return []
+
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-conjugation — the first slip of `conjugation_slip` in the sentence.
         rule:ja-misspelling — a loanword misspelt the way writers commonly do (シュミレーション for
-        シミュレーション), from a short list in the manner of the prh dictionaries textlint users keep."""
-        issues = self.loanwords(article, sentence)
+        シミュレーション), from a short list in the manner of the prh dictionaries textlint users keep,
+        or 〜づらい written 〜ずらい (見ずらい)."""
+        issues = self.loanwords(article, sentence) or self.zurai(article, sentence, tokens)
         if (slip := conjugation_slip(sentence, tokens)) is not None:
             begin, problem, suggestion, why = slip
             issues.append(self.issue(
