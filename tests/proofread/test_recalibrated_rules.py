@@ -209,3 +209,13 @@ def test_a_projects_published_test_key_the_article_links_is_not_a_leak():
     # A key linked to a file outside the tests, or given with no source, is still reported.
     assert "rule:private-key" in privacy(intro("config/prod.exs") + key)
     assert "rule:private-key" in privacy(ZENN_HEAD + "この鍵を使いました。\n\n" + key)
+
+
+def test_a_labelled_translation_of_a_quoted_passage_keeps_the_sources_style():
+    polite = "".join(f"{n}つ目の設定を確認しました。\n" for n in "一二三四五")
+    quote = "> Push the state to the leaves.\n\n"
+    translated = ZENN_HEAD + polite + quote + "翻訳：状態をリーフにプッシュする。例えば、時計だけを更新する。\n"
+    assert found(translated, "rule:mixed-style") == []
+    # The same words as the writer's own sentence, with no label, are a slip.
+    own = ZENN_HEAD + polite + quote + "状態をリーフにプッシュする。\n"
+    assert found(own, "rule:mixed-style") == [own.count("\n")]

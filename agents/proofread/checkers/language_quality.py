@@ -684,6 +684,9 @@ _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 
 # 「公式が言うには、…。」「先輩曰く、…。」: the sentence gives someone else's words, in their style.
 _REPORTED_SPEECH = re.compile(r"[^。、\n]{1,20}(?:が|の)(?:言う|いう)には、|[^。、\n]{1,20}(?:曰く|いわく)、")
+# 「翻訳：状態をリーフにプッシュする。例えば、…」 under a quoted English passage: a translation gives the
+# source's words in the source's style, up to the end of its paragraph (round 132).
+_TRANSLATION_LABEL = re.compile(r"[（(]?(?:翻訳|和訳|意訳|拙訳|訳)(?:文)?[）)]?\s*[：:]")
 
 
 def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
@@ -692,10 +695,18 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
     人向けの記事です。」, 「…。と思いました。」, 「…。と認識したうえで」, 「…。って言われても」). A
     sentence cannot open with と or って, so the full stop before it closes the quotation, not a
     sentence of the writer's own. So is a sentence that opens by naming whose words it gives
-    (「公式が言うには、…。」, round 85)."""
+    (「公式が言うには、…。」, round 85), and a translation labelled as one (「翻訳：…。」, round 132) with
+    the sentences that follow it on its line."""
     quoted: set[int] = {
         index for index, sentence in enumerate(sentences) if _REPORTED_SPEECH.match(sentence.text.lstrip())
     }
+    translation = False
+    for index, sentence in enumerate(sentences):
+        opens = _TRANSLATION_LABEL.match(sentence.text.lstrip()) is not None
+        goes_on = translation and sentence.line_start == sentences[index - 1].line_end
+        translation = opens or goes_on
+        if translation:
+            quoted.add(index)
     for index, (sentence, after) in enumerate(itertools.pairwise(sentences)):
         opening = after.text.lstrip()
         if after.line_start != sentence.line_end or not opening.startswith(("と", "って")):
