@@ -174,7 +174,7 @@ def test_rules_never_right_on_the_development_articles_are_off_until_a_project_t
                                            "weak-phrase": "on"})) == 4
 
 
-# --- rounds 124–129 ---------------------------------------------------------------------------------
+# --- rounds 124–132 ---------------------------------------------------------------------------------
 
 
 def test_a_quoted_sentence_on_a_line_of_its_own_ends_there_and_the_next_line_is_judged_alone():

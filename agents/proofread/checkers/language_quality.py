@@ -685,7 +685,7 @@ _FORMAL_AFTER_IU = ("こと", "わけ", "訳", "の")
 # 「公式が言うには、…。」「先輩曰く、…。」: the sentence gives someone else's words, in their style.
 _REPORTED_SPEECH = re.compile(r"[^。、\n]{1,20}(?:が|の)(?:言う|いう)には、|[^。、\n]{1,20}(?:曰く|いわく)、")
 # 「翻訳：状態をリーフにプッシュする。例えば、…」 under a quoted English passage: a translation gives the
-# source's words in the source's style, up to the end of its paragraph (round 132).
+# source's words in the source's style, with the sentences after it on its line (round 132).
 _TRANSLATION_LABEL = re.compile(r"[（(]?(?:翻訳|和訳|意訳|拙訳|訳)(?:文)?[）)]?\s*[：:]")
 
 
