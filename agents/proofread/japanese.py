@@ -600,9 +600,10 @@ def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
         if not (before.end == first.begin and first.end == second.begin and second.base == "ます" and second.pos1 == "助動詞"):
             continue
         if first.base == "ます" and first.pos1 == "助動詞" and first.surface == second.surface == "まし":
+            verb = before.pos1 in ("動詞", "助動詞")
             helper = before.base == "する" and index > 1 and tokens[index - 2].surface in ("て", "で")
-            intended = ("しまい" if helper else before.surface if before.pos1 in ("動詞", "助動詞") else "") + joined(index + 1, past + 1)
-            found.append((before if before.pos1 in ("動詞", "助動詞") else first, tokens[past], intended))
+            head = "しまい" if helper else before.surface if verb else ""
+            found.append((before if verb else first, tokens[past], head + joined(index + 1, past + 1)))
         elif first.surface == "ま" and first.pos1 in ("助動詞", "感動詞") and before.pos1 in ("動詞", "助動詞"):
             start = verb_start(index - 1)  # the ま read as the classical む or as an interjection
             found.append((tokens[start], tokens[past], joined(start, index) + joined(index + 1, past + 1)))
@@ -619,7 +620,7 @@ def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     return sorted(found, key=lambda slip: slip[0].begin)
 
 
-def zurai_for_zurai(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
+def zurai_misspellings(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     """(first token, last token, likely intended) where 〜づらい (辛い, hard to do) is written with ず:
     「見ずらい」「わかりずらく」「予測しずらく」 (the dictionary keeps ずらい as a suffix of its own), and
     「扱いずらかった」, read as the slang verb ずらかる after a verb's noun form. The verb ずらす

@@ -26,7 +26,7 @@ from agents.proofread.japanese import (
     stem_before_noun_errors,
     stuttered_masu,
     tokenize,
-    zurai_for_zurai,
+    zurai_misspellings,
 )
 from agents.proofread.schemas import Issue, ParsedArticle
 from agents.proofread.text import (
@@ -532,27 +532,22 @@ class SpellingChecker(BaseChecker):
         for match in KATAKANA_MISSPELLINGS.finditer(sentence.text):
             written = match.group()
             intended = next(fix + written[len(wrong) :] for wrong, fix in _MISSPELT if written.startswith(wrong))
-            return [self.issue(
-                article, "suggestion", sentence.line_at(match.start()),
-                f"よくある表記の誤りです: 「{written}」（「{intended}」）",
-                f"「{intended}」と書いてください。",
-                "原語の綴り（simulation, communication…）に沿った表記が、検索でも見つかる正しい形です。",
-                "rule:ja-misspelling",
-            )]
+            return [self._misspelling(article, sentence.line_at(match.start()), written, intended,
+                                      "原語の綴り（simulation, communication…）に沿った表記が、検索でも見つかる正しい形です。")]
         return []
 
     def zurai(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-misspelling — 〜づらい written 〜ずらい (見ずらい), the first one only."""
-        for first, last, intended in zurai_for_zurai(tokens):
-            written = sentence.text[first.begin : last.end]
-            return [self.issue(
-                article, "suggestion", sentence.line_at(first.begin),
-                f"よくある表記の誤りです: 「{written}」（「{intended}」）",
-                f"「{intended}」と書いてください。",
+        for first, last, intended in zurai_misspellings(tokens):
+            return [self._misspelling(
+                article, sentence.line_at(first.begin), sentence.text[first.begin : last.end], intended,
                 "「〜しにくい」の意味の「づらい」は「辛い（つらい）」が濁ったもので、「ず」ではなく「づ」と書きます。",
-                "rule:ja-misspelling",
             )]
         return []
+
+    def _misspelling(self, article: ParsedArticle, line: int, written: str, intended: str, why: str) -> Issue:
+        return self.issue(article, "suggestion", line, f"よくある表記の誤りです: 「{written}」（「{intended}」）",
+                          f"「{intended}」と書いてください。", why, "rule:ja-misspelling")
 
     def japanese(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-conjugation — the first slip of `conjugation_slip` in the sentence.
