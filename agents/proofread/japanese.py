@@ -85,12 +85,12 @@ def tokenize(text: str) -> list[Token]:
 # は and を: a doubled が, に or で is usually grammatical (これが我々がやりたかったこと,
 # 東京に3時に着く, 既定の設定でシングルスレッドで動かす), so reporting it is mostly noise.
 TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
-# 「Xを元に」「Xを中心に」「Xを契機に」: を + one of these nouns + に is a fixed phrase (XをYにして),
+# 「Xを元に」「Xを中心に」「Xを契機に」「Xを理由に」: を + one of these nouns + に is a fixed phrase (XをYにして),
 # not a second object.
 _FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "期", "例", "ベース", "参考", "対象", "軸", "先頭",
                          "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
                          "テーマ", "主題", "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手", "メイン",
-                         "糧", "バネ", "ばね", "契機", "機会", "皮切り", "境"}
+                         "糧", "バネ", "ばね", "契機", "機会", "皮切り", "境", "理由"}
 # Noun + を + verb idioms that work as one adverb or verb (順を追って説明する, 目を通す, 手を加える):
 # their を is no second object of the clause.
 _WO_IDIOMS = {("順", "追う"), ("目", "通す"), ("手", "加える"), ("手", "入れる"), ("手", "動かす"), ("気", "付ける"),

@@ -185,21 +185,24 @@ def _blank_spacing(match: re.Match[str]) -> str:
     return match.group(0)
 
 
-def without_inline_footnotes(text: str) -> str:
-    """`text` without its inline footnotes (Zenn's `^[…]`, brackets balanced): the note is printed at
-    the article's end, so it is no part of the sentence a reader reads."""
-    start = text.find("^[")
+def lift_inline_footnotes(line: str) -> tuple[str, list[tuple[int, str]]]:
+    """`line` with its inline footnotes (Zenn's `^[…]`, brackets balanced) blanked column for column,
+    and each note's (column, text): a note is printed at the article's end, so it is no part of the
+    sentence around it; its own sentences are read there."""
+    notes: list[tuple[int, str]] = []
+    start = line.find("^[")
     while start != -1:
         depth = 0
-        for end in range(start + 1, len(text)):
-            depth += {"[": 1, "]": -1}.get(text[end], 0)
+        for end in range(start + 1, len(line)):
+            depth += {"[": 1, "]": -1}.get(line[end], 0)
             if depth == 0:
-                text = text[:start] + text[end + 1 :]
+                notes.append((start + 2, line[start + 2 : end]))
+                line = line[:start] + " " * (end + 1 - start) + line[end + 1 :]
                 break
         else:
-            return text  # never closed: a caret and a bracket, not a note
-        start = text.find("^[", start)
-    return text
+            break  # never closed: a caret and a bracket, not a note
+        start = line.find("^[", end + 1)
+    return line, notes
 
 
 def mask_for_prose(line: str) -> str:

@@ -318,6 +318,22 @@ def test_a_stack_trace_needs_no_language_tag_but_code_does():
     assert "rule:code-language" in sources("code_quality", code)
 
 
+def test_an_error_message_or_an_ml_let_in_form_needs_no_language_tag_but_javascript_does():
+    error = (  # gcloud's message pasted as it came (round 136): read as Markdown for its `***`
+        "# 失敗集\n\n怒られたやつ。\n\n```\nERROR: (gcloud.datastore.indexes.create) There was a problem "
+        "refreshing your current auth tokens: ('***\\n  \"error\": ***\\n')\n```\n"
+    )
+    ml = (  # a compiler's ML-style output (round 139): `let … = (…) in` is no JavaScript
+        "# 変換\n\n実行すると、\n```\nlet f_8(env_7, x_0) =\n  let f_3 = (@f_10, x_0) in\n  f_3\n```\n"
+    )
+    assert "rule:code-language" not in sources("code_quality", error)
+    assert "rule:code-language" not in sources("code_quality", ml)
+    script = "# JS\n\n```\nlet total = (a + b) * 2;\nconsole.log(total);\n```\n"
+    session = "# Run\n\n```\n$ git push\nerror: failed to push some refs to origin\n```\n"
+    assert "rule:code-language" in sources("code_quality", script)
+    assert "rule:code-language" in sources("code_quality", session)
+
+
 def test_a_closing_mark_as_the_last_heading_is_not_an_empty_section():
     body = "# はじめに\n\n本文です。\n\n# おわりに\n\n以上です。\n\n"
     assert "rule:empty-section" not in sources("structure", body + "# 🔚END\n")

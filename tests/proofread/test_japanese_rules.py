@@ -72,6 +72,7 @@ def test_a_particle_twice_in_one_clause_is_reported(sentence):
         "データを元にグラフを作る。",  # を元に is a fixed phrase
         "データをもとにグラフを作る。",
         "「VPC と BigQuery」をテーマに記事を書いていました。",  # をテーマに, as を題材に (round 131)
+        "それを理由に使用をやめるほどではない。",  # を理由に: because of it (round 137)
         "仕様に関して資料に書きます。",  # に関して is a compound particle
         "AについてBに書きます。",
         "bzip3は直接はサポートされていません。",  # contrastive 直接は

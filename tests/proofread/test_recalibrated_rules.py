@@ -219,3 +219,25 @@ def test_a_labelled_translation_of_a_quoted_passage_keeps_the_sources_style():
     # The same words as the writer's own sentence, with no label, are a slip.
     own = ZENN_HEAD + polite + quote + "状態をリーフにプッシュする。\n"
     assert found(own, "rule:mixed-style") == [own.count("\n")]
+
+
+# --- rounds 133–139 ---------------------------------------------------------------------------------
+
+
+def test_an_inline_footnote_is_no_part_of_its_sentences_style_or_length():
+    polite = "".join(f"{n}つ目の設定を確認しました。\n" for n in "一二三四五")
+    aside = "レビューは表示されるだけにします^[マージを止めるとストレスがある]．\n"
+    text = ZENN_HEAD + polite + aside
+    # The plain words are the footnote's, printed at the article's end (round 134).
+    assert found(text, "rule:mixed-style") == []
+    slip = ZENN_HEAD + polite + "レビューは表示されるだけにする．\n"
+    assert found(slip, "rule:mixed-style") == [slip.count("\n")]
+    # Its length is the note's own: the sentence around it is read without it, and the note's
+    # sentences are read where it is printed.
+    body = "、".join(["設定ファイルの書き方は版ごとに違う"] * 4)
+    note = "、".join(["古い版では別の名前だった"] * 6)
+    assert found(ZENN_HEAD + polite + f"{body}ので確認しました^[{note}]。\n", "rule:sentence-length") == []
+    joined = ZENN_HEAD + polite + f"{body}ので確認しました、{note}。\n"
+    assert found(joined, "rule:sentence-length") == [joined.count("\n")]
+    long_note = ZENN_HEAD + polite + f"確認しました^[{note}、{body}]。\n"
+    assert found(long_note, "rule:sentence-length") == [long_note.count("\n")]

@@ -10,6 +10,7 @@ import itertools
 import re
 from bisect import bisect_right
 from collections import Counter
+from dataclasses import replace
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -34,11 +35,11 @@ from agents.proofread.text import (
     JA_FULL_STOPS,
     Sentence,
     has_japanese,
+    lift_inline_footnotes,
     list_items,
     mask_for_prose,
     mask_struck,
     split_sentences,
-    without_inline_footnotes,
 )
 from bot.faults import TurnFailed
 
@@ -272,9 +273,12 @@ class LanguageQualityChecker(BaseChecker):
         japanese = article.language == "ja"
         lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
         prose: list[tuple[int, str]] = []
+        notes: list[tuple[int, str]] = []  # inline footnotes, each a paragraph of its own
         link_lines = {number for number, _line in lines if LINK_LINE.match(article.lines[number - 1])}
         label_lines = {number for number, _line in lines if LABEL_LINE.match(article.lines[number - 1])}
         for number, line in lines:
+            line, lifted = lift_inline_footnotes(line)
+            notes += [entry for column, note in lifted for entry in ((number, ""), (number, " " * column + _strip_markup(note)))]
             navigation = any(number in run and bool({number - 1, number + 1} & run) for run in (link_lines, label_lines))
             if navigation or article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
@@ -284,8 +288,10 @@ class LanguageQualityChecker(BaseChecker):
             if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1])
                              or POLITE_LINE_END.search(line) or TRAILING_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
-        lines = prose
-        sentences = split_sentences(lines, japanese=japanese)
+        sentences = split_sentences(prose, japanese=japanese)
+        # A note is read at the article's end: its sentences count on their own, as an aside whose
+        # style may differ from the body's (「…はストレスがある」 in a です/ます article).
+        sentences += [replace(sentence, aside=True) for sentence in split_sentences(notes, japanese=japanese)]
         spelling = SpellingChecker(self.context)
         issues = spelling.english(article)
         if japanese:
@@ -377,7 +383,7 @@ class LanguageQualityChecker(BaseChecker):
     def _length_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         if not has_japanese(sentence.text):
             return []  # a passage quoted in English: its full stops are not 。, so it is no one sentence
-        text = without_inline_footnotes(sentence.text)
+        text = sentence.text
         length = len(re.sub(r"\s", "", text))
         # A run of Latin text — an English title or quotation, a menu path, a name — is read as one
         # unit: it counts at most LATIN_RUN_CHARS characters.
@@ -531,7 +537,7 @@ class LanguageQualityChecker(BaseChecker):
             # A list of names or terms (a release's contributors) is not a run of clauses: its
             # items do not make a sentence long.
             listed = sum(len(EN_WORD.findall(" ".join(run))) for *_, run in list_items(sentence.text))
-            count = len(EN_WORD.findall(without_inline_footnotes(sentence.text))) - listed
+            count = len(EN_WORD.findall(sentence.text)) - listed
             aside = EN_DASH_ASIDE.search(sentence.text) is not None
             limit = self.config.max_sentence_words_en_aside if aside else self.config.max_sentence_words_en
             if count >= limit:

@@ -35,6 +35,11 @@ SQL_STATEMENT = re.compile(
     r"|create\s+(?:or\s+replace\s+)?(?:unique\s+)?(?:table|index|view|database|schema|extension|function|user|role|trigger)\s"
     r"|drop\s+(?:table|index|view|database|schema)\s|alter\s+table\s|grant\s.+\son\s|revoke\s.+\son\s)"
 )
+# A program's error line opening the block (`ERROR: (gcloud.…) There was a problem…`, `fatal: not a
+# git repository`, `error[E0382]: borrow of moved value`): what follows is the message it printed.
+ERROR_LINE = re.compile(r"^(?:ERROR|Error|error|FATAL|Fatal|fatal)(?:\[[\w-]+\])?:\s+\S+(?:\s+\S+){2,}")
+# ML's `let x = … in` (OCaml, F#, an ML-style intermediate form): `let` here opens no JavaScript binding.
+ML_LET_IN = re.compile(r"(?m)^\s*let\b[^\n]*=[^\n]*\bin\s*$")
 INI_SECTION = re.compile(r"^\s*\[[\w .:\"-]+\]\s*$")
 INI_PAIR = re.compile(r"^\s*[\w.-]+\s*=\s*\S?")
 INI_COMMENT = re.compile(r"^\s*[;#]")
@@ -72,7 +77,7 @@ def recognised_language(block: CodeBlock) -> str | None:
     """The tag an untagged block's content calls for (`console`, `sh`, `python`, `json`, `yaml`,
     `sql`, `ini`, `markdown`, …), or None when nothing in it names a language."""
     content = block.content.strip("\n")
-    if not content.strip() or _drawn(content):
+    if not content.strip() or _drawn(content) or ERROR_LINE.match(content.lstrip()):
         return None
     for recognise in (_json, _transcript, _commands, _python, _sql, _ini, _signs, _yaml, _markdown):
         language = recognise(content)
@@ -180,7 +185,10 @@ def is_ini(content: str) -> bool:
 
 
 def _signs(content: str) -> str | None:
-    return next((tag for pattern, tag in SIGNS if pattern.search(content)), None)
+    return next(
+        (tag for pattern, tag in SIGNS if pattern.search(content) and not (tag == "javascript" and ML_LET_IN.search(content))),
+        None,
+    )
 
 
 def _yaml(content: str) -> str | None:
