@@ -241,3 +241,32 @@ def test_an_inline_footnote_is_no_part_of_its_sentences_style_or_length():
     assert found(joined, "rule:sentence-length") == [joined.count("\n")]
     long_note = ZENN_HEAD + polite + f"確認しました^[{note}、{body}]。\n"
     assert found(long_note, "rule:sentence-length") == [long_note.count("\n")]
+
+
+# --- rounds 140–145 ---------------------------------------------------------------------------------
+
+
+def test_a_bare_question_states_nothing_in_either_style():
+    polite = "".join(f"{n}つ目の設定を確認しました。\n" for n in "一二三四五")
+    asked = ZENN_HEAD + polite + "ゼロから実装するか、既存のパーサジェネレータを使うか。\n"
+    # 「…使うか。」 asks (a choice, a checklist item, a beat of inner voice): no slip (round 142).
+    assert found(asked, "rule:mixed-style") == []
+    stated = ZENN_HEAD + polite + "既存のパーサジェネレータを使う。\n"
+    assert found(stated, "rule:mixed-style") == [stated.count("\n")]
+    # Only a question on the bare verb: one on the plain past (「…済んだか。」) still counts as plain.
+    past = ZENN_HEAD + polite + "移行の設定はもう済んだか。\n"
+    assert found(past, "rule:mixed-style") == [past.count("\n")]
+
+
+def code_sources(text: str) -> list[str | None]:
+    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
+    return [issue.source for issue in CHECKER_CLASSES["code_quality"](context).rules(parse_article(text))]
+
+
+def test_an_ini_file_named_under_a_toml_tag_is_not_checked_as_toml():
+    cnf = "[mysqld]\n# binlog を有効にする\nlog_bin=mysql-bin\nread_only=ON\n"
+    # A MySQL option file shown under ```toml:master.cnf (round 144): INI, fine as it is.
+    assert "rule:syntax-toml" not in code_sources(f"# 設定\n\n```toml:master.cnf\n{cnf}```\n")
+    # The same lines as a TOML file, or with no file named, are still TOML that does not parse.
+    assert "rule:syntax-toml" in code_sources(f"# 設定\n\n```toml:config.toml\n{cnf}```\n")
+    assert "rule:syntax-toml" in code_sources(f"# 設定\n\n```toml\n{cnf}```\n")

@@ -55,6 +55,9 @@ def _metadata_only(source: str) -> bool:
 
 # What every TOML document has: a `key = value` line or a `[table]` header.
 TOML_STATEMENT = re.compile(r"^\s*(?:\[|[\w\"'.-]+(?:\s*\.\s*[\w\"'-]+)*\s*=)", re.M)
+# The files TOML is written in: a block under a toml tag named for any other file (`master.cnf`,
+# `.gitconfig`, `setup.cfg`) holds that file's own format, INI-like but not TOML.
+TOML_FILE = re.compile(r"(?i)(?:\.toml|(?:^|/)(?:Cargo|poetry|uv|pdm)\.lock|(?:^|/)Pipfile)$")
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
 JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
@@ -297,6 +300,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # `BokehCSS: https://…` lines: a post's metadata header under a python tag
         if language in TOML and not TOML_STATEMENT.search(block.content):
             return []  # no `key = value` and no `[table]`: another format under the tag (Netlify's `_headers`)
+        if language in TOML and block.filename and not TOML_FILE.search(block.filename) and is_ini(block.content):
+            return []  # ```toml:master.cnf: a MySQL option file (INI, `log_bin=mysql-bin`) under the tag
         if language in SHELL and is_other_repl(block.content):
             return []  # a Clojure, Ruby, Elixir, SQL… session: its commands are not shell
         for languages, (name, check) in checks.items():

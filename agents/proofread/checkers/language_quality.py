@@ -196,9 +196,10 @@ def sentence_style(tokens: list[Token]) -> Style | None:
     tokens = trimmed
     closing = max((i for i, t in enumerate(tokens) if t.surface in ("」", "』")), default=-1)
     words = [t for t in tokens[closing + 1 :] if t.pos1 not in ("補助記号", "空白")]
-    spoken = False
+    spoken = asked = False
     while words and (words[-1].pos2 == "終助詞" or words[-1].surface in ("か", "ね", "よ", "な")):
         spoken = spoken or words[-1].surface != "か"
+        asked = asked or words[-1].surface == "か"
         words.pop()
     if not words:
         return None
@@ -217,7 +218,9 @@ def sentence_style(tokens: list[Token]) -> Style | None:
     if last.conjugation_type.startswith("文語"):
         return None  # 「めでたしめでたし。」「かくあるべし。」: a classical set phrase, in neither style
     if last.pos1 in ("動詞", "形容詞") and last.conjugation_form.startswith(ending):
-        return "plain"
+        # 「正規表現で頑張るか。」「…期待された値を持つか。」: a bare question the writer asks (a checklist
+        # item, a beat of inner voice) states nothing in either style; 「…済んだか。」 keeps its plain た.
+        return None if asked else "plain"
     return None
 
 
