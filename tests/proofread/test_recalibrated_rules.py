@@ -270,3 +270,21 @@ def test_an_ini_file_named_under_a_toml_tag_is_not_checked_as_toml():
     # The same lines as a TOML file, or with no file named, are still TOML that does not parse.
     assert "rule:syntax-toml" in code_sources(f"# 設定\n\n```toml:config.toml\n{cnf}```\n")
     assert "rule:syntax-toml" in code_sources(f"# 設定\n\n```toml\n{cnf}```\n")
+
+
+# --- rounds 146–147 ---------------------------------------------------------------------------------
+
+
+def test_a_placeholder_between_a_private_keys_markers_is_no_leak():
+    def config(body: str) -> str:
+        return (ZENN_HEAD + "設定ファイルに証明書と鍵を貼ります。\n\n```js\nmodule.exports = {\n"
+                f"  key: `-----BEGIN PRIVATE KEY-----\n{body}\n-----END PRIVATE KEY-----`\n}}\n```\n")
+
+    # 「...秘密鍵の中身をまるごと貼る...」 says where a key goes (round 146): a critical would reject the article.
+    assert "rule:private-key" not in privacy(config("...秘密鍵の中身をまるごと貼る..."))
+    assert "rule:private-key" not in privacy(ZENN_HEAD + 'const key = "-----BEGIN PRIVATE KEY-----\\nkeyhere\\n-----END PRIVATE KEY-----";\n')
+    # Base64 between the markers is a key, however short the excerpt.
+    assert "rule:private-key" in privacy(config("MIIEowIBAAKCAQEAlbVmDfrg23RukbZlPL3Go9XMWDNJ"))
+    assert "rule:private-key" in privacy(
+        ZENN_HEAD + 'const key = "-----BEGIN RSA PRIVATE KEY-----\\nMIIEpQIBAAKCAQEA3ZWfqTchVarAgYxhqLhS\\n-----END RSA PRIVATE KEY-----";\n'
+    )
