@@ -272,6 +272,20 @@ def test_an_ini_file_named_under_a_toml_tag_is_not_checked_as_toml():
     assert "rule:syntax-toml" in code_sources(f"# 設定\n\n```toml\n{cnf}```\n")
 
 
+def test_a_verb_that_already_says_can_with_a_re_too_many_gets_both_fixes_named():
+    def ranuki(sentence: str) -> list[Issue]:
+        return [issue for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ranuki"]
+
+    # 「いただけれる」 is いただける with a れ too many (round 143): 「いただけられる」 alone would be wrong.
+    (issue,) = ranuki("Liquid で開発される方に使っていただけれると嬉しいです。")
+    assert "「いただける」" in issue.suggestion and "「いただけられる」" in issue.suggestion
+    (issue,) = ranuki("手順を全部覚えれるようにまとめました。")
+    assert "「覚えられる」" in issue.suggestion
+    # A ら-less word the dictionary knows as one gets its one fix.
+    (issue,) = ranuki("ダッシュボードが見れることを確認しました。")
+    assert issue.problem == "ら抜き言葉: 「見れる」" and issue.suggestion == "「見られる」と書いてください。"
+
+
 # --- rounds 146–147 ---------------------------------------------------------------------------------
 
 

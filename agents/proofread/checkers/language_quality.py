@@ -461,23 +461,31 @@ class LanguageQualityChecker(BaseChecker):
 
     def _ranuki(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         for index, token in enumerate(tokens):
-            ranuki = token.pos1 == "動詞" and token.base in RANUKI
-            if (
+            if token.pos1 == "動詞" and token.base in RANUKI:
+                word = token.surface
+                fixed = f"{word[:-2]}られる"
+                ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」と書いてください。")
+                en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」.")
+            elif (
                 token.pos1 == "助動詞" and token.base == "れる" and index
                 and tokens[index - 1].pos1 == "動詞"
                 and tokens[index - 1].conjugation_type.startswith(("上一段", "下一段", "カ行変格"))
             ):
-                ranuki = True
-            if ranuki:
-                word = token.surface if token.pos1 == "動詞" else tokens[index - 1].surface + token.surface
-                fixed = f"{word[:-2]}られる"
-                return [self._say(
-                    article, "warning", sentence.line_at(token.begin), "rule:ranuki",
-                    (f"ら抜き言葉: 「{word}」", f"「{fixed}」と書いてください。",
-                     "ら抜きの可能形は話し言葉です。技術文書では「〜られる」を使います。"),
-                    (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」.",
-                     "The ら-less potential form is colloquial; technical writing uses 〜られる."),
-                )]
+                # 「覚えれる」 lacks a ら (覚えられる); 「いただけれる」「外せれる」 add a れ to a verb that already
+                # says "can" (いただける, 外せる): the tokens do not tell the two apart, so both fixes are named.
+                verb = tokens[index - 1]
+                word, fixed = verb.surface + token.surface, f"{verb.surface}られる"
+                ja = (f"ら抜き言葉か、「れ」が一つ多い形です: 「{word}」",
+                      f"「{fixed}」と書いてください（「{verb.base}」がすでに「〜できる」の意味なら「{verb.base}」）。")
+                en = (f"ら抜き言葉, or one れ too many: 「{word}」.",
+                      f"Write 「{fixed}」 (or 「{verb.base}」 if that verb already means \"can\").")
+            else:
+                continue
+            return [self._say(
+                article, "warning", sentence.line_at(token.begin), "rule:ranuki",
+                (*ja, "ら抜きの可能形は話し言葉です。技術文書では「〜られる」を使います。"),
+                (*en, "The ら-less potential form is colloquial; technical writing uses 〜られる."),
+            )]
         return []
 
     def _weak_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
