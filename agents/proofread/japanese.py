@@ -581,8 +581,9 @@ def pronoun_before_you(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
 def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
     """(first token, last token, likely intended) where a syllable of 〜ました was typed twice: ます
     twice in a row (「詰まってしましました」, for しまいました after て), ま before ます
-    (「用意しまました」「予想されまます」「見ていきまます」), or まま after a verb's 連用形 (「表示されまました」),
-    which only a 連体形 or の can modify (「そのまま」「されたまま」)."""
+    (「用意しまました」「予想されまます」「見ていきまます」), まま after a verb's 連用形 (「表示されまました」),
+    which only a 連体形 or の can modify (「そのまま」「されたまま」), or the last syllable twice
+    (「しますす」「触れましたた」)."""
 
     def joined(start: int, end: int) -> str:
         return "".join(token.surface for token in tokens[start:end])
@@ -610,6 +611,14 @@ def stuttered_masu(tokens: list[Token]) -> list[tuple[Token, Token, str]]:
         elif first.pos1 == "動詞" and first.conjugation_form.startswith("未然形") and first.surface.endswith("ま"):
             # 「見ていきまます」: ます takes a 連用形, so the dictionary made いきま a 未然形 of いきむ
             found.append((first, tokens[past], first.surface[:-1] + joined(index + 1, past + 1)))
+    for index in range(1, len(tokens)):
+        # 「クリックしますす」「触れましたたが」: the ending's last syllable typed twice (ます then す, た then た)
+        previous, token = tokens[index - 1], tokens[index]
+        if previous.end == token.begin and previous.pos1 == token.pos1 == "助動詞" and (
+            (previous.surface == "ます" and token.surface == "す") or previous.surface == token.surface == "た"
+        ):
+            start = verb_start(index - 1)
+            found.append((tokens[start], token, joined(start, index)))
     for index in range(len(tokens) - 3):
         stem, mama, suru, past_token = tokens[index : index + 4]
         if (stem.pos1 in ("動詞", "助動詞") and stem.conjugation_form.startswith("連用形") and mama.surface == "まま"

@@ -215,7 +215,9 @@ def test_the_suffix_ryu_and_kono_you_are_left_alone(sentence):
     ("sentence", "intended"),
     [("無事表示されまました！", "されました"), ("動画するサンプルを用意しまました。", "しました"),
      ("とすると少し詰まってしましました。", "しまいました"), ("先日私も購入してしましました。", "しまいました"),
-     ("オーバーヘッドは予想されまますが、無視します。", "されます"), ("それでは、1つずつ見ていきまます！", "いきます")],
+     ("オーバーヘッドは予想されまますが、無視します。", "されます"), ("それでは、1つずつ見ていきまます！", "いきます"),
+     ("ボタンをクリックしますす。", "します"), ("前回の記事でも触れましたたが、今回も同じです。", "触れました"),
+     ("インターフェースを追加したため、接続します。".replace("した", "したた"), "した")],
 )
 def test_a_syllable_of_mashita_typed_twice_is_a_slip(sentence, intended):
     (issue,) = [i for i in rules(sentence + "\n") if i.source == "rule:ja-conjugation"]
@@ -225,7 +227,8 @@ def test_a_syllable_of_mashita_typed_twice_is_a_slip(sentence, intended):
 @pytest.mark.parametrize(
     "sentence",
     ["鋼を焼きなましました。", "目を覚ましました。", "家に三体鎮座ましましております。", "このまましばらく放置しました。",
-     "そのまましてしまうと壊れます。", "設定をそのまました。", "されたままでした。", "読みました。"],
+     "そのまましてしまうと壊れます。", "設定をそのまました。", "されたままでした。", "読みました。",
+     "このまますすめてみましょう。", "そのまますすんでみたら？", "すぐに終わりますすごい速さです。"],
 )
 def test_words_that_only_look_like_a_stuttered_mashita_are_left_alone(sentence):
     assert stuttered_masu(tokens(sentence)) == []
