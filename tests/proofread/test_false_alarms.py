@@ -1711,7 +1711,7 @@ def test_a_flow_drawn_line_by_line_with_arrows_is_no_one_sentence():
              "機械語としてメモリに置かれたバイナリの列を、CPU の制御回路が読み取って")
     flow = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n　　↓ (変換)\n" for step in steps) + "[CPU の実行]\n"
     assert "rule:sentence-length" not in sources("language_quality", flow)
-    joined = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n" for step in steps) + "[CPU の実行]\n"
+    joined = JA_HEAD + "**フローチャート**\n" + "".join(f"[{step}]\n" for step in steps) + "[CPU の実行]。\n"
     assert "rule:sentence-length" in sources("language_quality", joined)
 
 
@@ -2130,7 +2130,7 @@ def test_round_50_labelled_entries_one_per_line_are_lines_of_their_own():
     assert "rule:sentence-length" not in sources("language_quality", "# はじめに\n\n" + entries)
     # the same words wrapped in one sentence are still one long sentence
     wrapped = entries.replace("5日目： ", "五日目の").replace("6日目： ", "と六日目の").replace("7日目： ", "と七日目の")
-    assert "rule:sentence-length" in sources("language_quality", "# はじめに\n\n" + wrapped)
+    assert "rule:sentence-length" in sources("language_quality", "# はじめに\n\n" + wrapped.rstrip() + "です。\n")
 
 
 def test_round_50_sweep_causes():

@@ -302,3 +302,19 @@ def test_a_placeholder_between_a_private_keys_markers_is_no_leak():
     assert "rule:private-key" in privacy(
         ZENN_HEAD + 'const key = "-----BEGIN RSA PRIVATE KEY-----\\nMIIEpQIBAAKCAQEA3ZWfqTchVarAgYxhqLhS\\n-----END RSA PRIVATE KEY-----";\n'
     )
+
+
+# --- rounds 148–149 ---------------------------------------------------------------------------------
+
+
+def test_a_paragraph_with_no_full_stop_is_a_statement_per_line():
+    answer = ("midi コントローラでマルチエフェクターの操作をするための信号を生成するアプリ\n"
+              "生成された信号は文字列で表示され、ワンタッチでクリップボードにコピーできる\n"
+              "指定できる操作は以下\n1〜6 番目のエフェクタの ON\nF0 52 00 6E 64 20 00 aa 00 01 00 00 00 00 F7\n"
+              "aa の箇所に 00〜05 の値が入り、エフェクタの番号を指定する\n")
+    # An answer typed a line per item into a tool (round 148): no sentence of 228 characters.
+    text = ZENN_HEAD + ":::details 返答内容\n" + answer + ":::\n"
+    assert found(text, "rule:sentence-length") == []
+    # The same lines with a full stop at the end are one sentence the writer wrapped.
+    stopped = ZENN_HEAD + ":::details 返答内容\n" + answer.rstrip() + "です。\n:::\n"
+    assert found(stopped, "rule:sentence-length") != []

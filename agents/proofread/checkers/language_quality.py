@@ -275,6 +275,7 @@ class LanguageQualityChecker(BaseChecker):
         lines = _mask_across_lines(article, lines)
         japanese = article.language == "ja"
         lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
+        unstopped = _unstopped_paragraphs(article, lines) if japanese else set()
         prose: list[tuple[int, str]] = []
         notes: list[tuple[int, str]] = []  # inline footnotes, each a paragraph of its own
         link_lines = {number for number, _line in lines if LINK_LINE.match(article.lines[number - 1])}
@@ -288,7 +289,7 @@ class LanguageQualityChecker(BaseChecker):
             prose.append((number, _strip_markup(line)))
             if navigation:
                 prose.append((number, ""))  # links or labelled entries one per line: each a line of its own
-            if japanese and (lines_are_sentences or HARD_BREAK.search(article.lines[number - 1])
+            if japanese and (lines_are_sentences or number in unstopped or HARD_BREAK.search(article.lines[number - 1])
                              or POLITE_LINE_END.search(line) or TRAILING_LINE_END.search(line)):
                 prose.append((number, ""))  # 「…成功できた␣␣」: a line break the writer made ends the sentence
         sentences = split_sentences(prose, japanese=japanese)
@@ -656,6 +657,31 @@ def _ends_lines_not_sentences(article: ParsedArticle, lines: list[tuple[int, str
     ]
     stopped = sum(1 for line in ends if _LINE_STOP.search(line))
     return len(ends) >= UNSTOPPED_MIN_LINES and stopped * 3 < len(ends)
+
+
+# A paragraph of this many lines of Japanese with no 。 (or ！？) anywhere is written a statement per line
+# (Zenn and Qiita show each line break): its lines are not one sentence.
+UNSTOPPED_PARAGRAPH_LINES = 3
+_ANY_STOP = re.compile(r"[。．！？!?]")
+
+
+def _unstopped_paragraphs(article: ParsedArticle, lines: list[tuple[int, str]]) -> set[int]:
+    """The numbers of the lines of paragraphs (UNSTOPPED_PARAGRAPH_LINES or more lines of running
+    text, most of them Japanese) that hold no full stop at all: an answer typed a line per item into a tool, notes
+    one per line (round 148: eleven such lines read as one sentence of 228 characters)."""
+    found: set[int] = set()
+    run: list[int] = []
+    for number, _line in [*lines, (0, "")]:
+        if run and number == run[-1] + 1 and article.kind(number) == "text":
+            run.append(number)
+            continue
+        texts = [article.lines[n - 1] for n in run]
+        if len(run) >= UNSTOPPED_PARAGRAPH_LINES and 2 * sum(map(has_japanese, texts)) > len(texts) and not any(
+            _ANY_STOP.search(text) for text in texts
+        ):
+            found.update(run)
+        run = [number] if number and article.kind(number) == "text" else []
+    return found
 
 
 def _mask_across_lines(article: ParsedArticle, lines: list[tuple[int, str]]) -> list[tuple[int, str]]:
