@@ -667,8 +667,8 @@ _ANY_STOP = re.compile(r"[。．！？!?]")
 
 def _unstopped_paragraphs(article: ParsedArticle, lines: list[tuple[int, str]]) -> set[int]:
     """The numbers of the lines of paragraphs (UNSTOPPED_PARAGRAPH_LINES or more lines of running
-    text, most of them Japanese) that hold no full stop at all: an answer typed a line per item into a tool, notes
-    one per line (round 148: eleven such lines read as one sentence of 228 characters)."""
+    text, most of them Japanese) that hold no full stop at all: an answer typed a line per item into
+    a tool, notes one per line (round 148: eleven such lines read as one sentence of 228 characters)."""
     found: set[int] = set()
     run: list[int] = []
     for number, _line in [*lines, (0, "")]:
