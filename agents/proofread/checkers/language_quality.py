@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agents.proofread.checkers.base import BaseChecker, CheckResult, metadata_header
+from agents.proofread.checkers.markdown_format import paragraphs
 from agents.proofread.checkers.spelling import SpellingChecker, in_other_latin_language
 from agents.proofread.japanese import (
     NO_TOKEN,
@@ -275,14 +276,15 @@ class LanguageQualityChecker(BaseChecker):
         lines = _mask_across_lines(article, lines)
         japanese = article.language == "ja"
         lines_are_sentences = japanese and _ends_lines_not_sentences(article, lines)
-        unstopped = _unstopped_paragraphs(article, lines) if japanese else set()
+        unstopped = _unstopped_paragraphs(article) if japanese else set()
         prose: list[tuple[int, str]] = []
         notes: list[tuple[int, str]] = []  # inline footnotes, each a paragraph of its own
         link_lines = {number for number, _line in lines if LINK_LINE.match(article.lines[number - 1])}
         label_lines = {number for number, _line in lines if LABEL_LINE.match(article.lines[number - 1])}
         for number, line in lines:
             line, lifted = lift_inline_footnotes(line)
-            notes += [entry for column, note in lifted for entry in ((number, ""), (number, " " * column + _strip_markup(note)))]
+            for column, note in lifted:
+                notes += [(number, ""), (number, " " * column + _strip_markup(note))]
             navigation = any(number in run and bool({number - 1, number + 1} & run) for run in (link_lines, label_lines))
             if navigation or article.kind(number) == "list" or FOOTNOTE_DEFINITION.match(article.lines[number - 1]):
                 prose.append((number, ""))  # every list item and footnote starts a new sentence
@@ -665,22 +667,18 @@ UNSTOPPED_PARAGRAPH_LINES = 3
 _ANY_STOP = re.compile(r"[。．！？!?]")
 
 
-def _unstopped_paragraphs(article: ParsedArticle, lines: list[tuple[int, str]]) -> set[int]:
+def _unstopped_paragraphs(article: ParsedArticle) -> set[int]:
     """The numbers of the lines of paragraphs (UNSTOPPED_PARAGRAPH_LINES or more lines of running
     text, most of them Japanese) that hold no full stop at all: an answer typed a line per item into
     a tool, notes one per line (round 148: eleven such lines read as one sentence of 228 characters)."""
     found: set[int] = set()
-    run: list[int] = []
-    for number, _line in [*lines, (0, "")]:
-        if run and number == run[-1] + 1 and article.kind(number) == "text":
-            run.append(number)
-            continue
-        texts = [article.lines[n - 1] for n in run]
-        if len(run) >= UNSTOPPED_PARAGRAPH_LINES and 2 * sum(map(has_japanese, texts)) > len(texts) and not any(
-            _ANY_STOP.search(text) for text in texts
+    for paragraph in paragraphs(article):
+        texts = [line for _number, line in paragraph]
+        if (
+            article.kind(paragraph[0][0]) == "text" and len(texts) >= UNSTOPPED_PARAGRAPH_LINES
+            and 2 * sum(map(has_japanese, texts)) > len(texts) and not any(_ANY_STOP.search(text) for text in texts)
         ):
-            found.update(run)
-        run = [number] if number and article.kind(number) == "text" else []
+            found.update(number for number, _line in paragraph)
     return found
 
 
