@@ -318,3 +318,27 @@ def test_a_paragraph_with_no_full_stop_is_a_statement_per_line():
     # The same lines with a full stop at the end are one sentence the writer wrapped.
     stopped = ZENN_HEAD + ":::details 返答内容\n" + answer.rstrip() + "です。\n:::\n"
     assert found(stopped, "rule:sentence-length") != []
+
+
+# --- rounds 150–156 ---------------------------------------------------------------------------------
+
+
+def test_lines_a_logger_printed_under_one_tag_need_no_language():
+    log = ("flutter: **_ Request _**\nflutter: uri: http://127.0.0.1:8000/api/v1/todos\nflutter: method: GET\n"
+           "flutter: headers:\nflutter: Accept: application/json\n")
+    # A dio logger's output (round 153), read as Markdown for its `**_ Request _**`: no tag would fit it.
+    text = ZENN_HEAD + "以下のような詳細な通信内容のログを出力が可能。便利。\n\n```\n" + log + "```\n"
+    assert "rule:code-language" not in code_sources(text)
+    # Markdown whose lines open with different words, or YAML keys, still read as what they are.
+    markdown = "flutter: **_ Request _**\nuri: http://127.0.0.1:8000/api/v1/todos\nmethod: GET\n"
+    assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```\n" + markdown + "```\n")
+    assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```\nserver:\n  port: 80\nlogging:\n  level: info\n```\n")
+
+
+def test_a_list_item_that_is_only_a_link_quotes_the_linked_pages_title():
+    # 「まくまく Git ノート」, a site's name in a reference list (round 152): not the writer's doubled word.
+    reference = "- [git diff での日本語の文字化けを防ぐ - まくまく Git ノート](https://maku77.github.io/p/cj2uie9/)\n"
+    assert found(ZENN_HEAD + "## 参考\n\n" + reference, "rule:doubled-word") == []
+    # The writer's own list item with a link in it is still read.
+    own = "- 設定をを変える手順は[こちら](https://example.com/)にあります。\n"
+    assert found(ZENN_HEAD + "## 手順\n\n" + own, "rule:doubled-word") == [11]

@@ -95,6 +95,9 @@ LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 # A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
+# A list item that is one link and nothing else (`- [git diff … - まくまく Git ノート](https://…)`): a
+# reference list, whose words are the linked page's title, not the writer's sentence.
+LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 # A line of `ls -l` output pasted outside a code block (`-rw-r--r-- 1 root root 2839 Apr 18 …`): a
 # program's columns, no prose ("root root" is an owner and a group).
@@ -271,7 +274,7 @@ class LanguageQualityChecker(BaseChecker):
             (number, mask_struck(mask_for_prose(line)) if article.kind(number) != "quote" else "")
             for number, line in article.prose_lines()
             if article.kind(number) in ("text", "list", "quote") and number > header_end and number not in definitions
-            and not UNIX_LISTING.match(line)
+            and not UNIX_LISTING.match(line) and not LINK_ITEM.match(line)
         ]
         lines = _mask_across_lines(article, lines)
         japanese = article.language == "ja"

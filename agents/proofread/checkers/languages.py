@@ -40,6 +40,8 @@ SQL_STATEMENT = re.compile(
 ERROR_LINE = re.compile(r"^(?:ERROR|Error|error|FATAL|Fatal|fatal)(?:\[[\w-]+\])?:\s+\S+(?:\s+\S+){2,}")
 # ML's `let x = … in` (OCaml, F#, an ML-style intermediate form): `let` here opens no JavaScript binding.
 ML_LET_IN = re.compile(r"(?m)^\s*let\b[^\n]*=[^\n]*\bin\s*$")
+# A logger's tag opening a printed line (`flutter: uri: …`, `I/flutter: …`, `app_1: …`).
+LOG_TAG = re.compile(r"^([\w./-]+):(?:\s|$)")
 INI_SECTION = re.compile(r"^\s*\[[\w .:\"-]+\]\s*$")
 INI_PAIR = re.compile(r"^\s*[\w.-]+\s*=\s*\S?")
 INI_COMMENT = re.compile(r"^\s*[;#]")
@@ -77,13 +79,22 @@ def recognised_language(block: CodeBlock) -> str | None:
     """The tag an untagged block's content calls for (`console`, `sh`, `python`, `json`, `yaml`,
     `sql`, `ini`, `markdown`, …), or None when nothing in it names a language."""
     content = block.content.strip("\n")
-    if not content.strip() or _drawn(content) or ERROR_LINE.match(content.lstrip()):
+    if not content.strip() or _drawn(content) or ERROR_LINE.match(content.lstrip()) or _tagged_log(content):
         return None
     for recognise in (_json, _transcript, _commands, _python, _sql, _ini, _signs, _yaml, _markdown):
         language = recognise(content)
         if language:
             return language
     return None
+
+
+def _tagged_log(content: str) -> bool:
+    """Every line opens with the same tag and a colon (`flutter: **_ Request _**`, `flutter: uri: …`):
+    lines a logger printed under one tag. No source repeats its first word on every line so, and
+    YAML would have one key many times over."""
+    lines = [line for line in content.splitlines() if line.strip()]
+    tags = {match.group(1) if (match := LOG_TAG.match(line)) else None for line in lines}
+    return len(lines) >= 3 and len(tags) == 1 and None not in tags
 
 
 def _drawn(content: str) -> bool:
