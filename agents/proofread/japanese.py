@@ -459,13 +459,14 @@ def hedges(tokens: list[Token]) -> list[Token]:
     return found
 
 
-# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」, or names its topic first (「〜についてですが、」;
+# A sentence that opens 「ちなみにですが、」 or 「余談ですが、」, or names its topic first (「〜についてですが、」,
+# 「(1) の部分に関してですが、」, round 158;
 # 「ということですが、」 after a question, 「ではどうすれば良いのか？」, which ends a sentence of its own):
 # the が only announces what follows (前置き), it sets nothing against anything. Hearsay
 # (「サポート外ということですが、」) is set against what follows. So does a sentence that opens by
 # saying it leaves the subject (「関係ないですが、」, 「話は逸れますが、」, round 84).
 _PREFATORY = re.compile(
-    r"(?:ちなみに|余談|蛇足|.*について|という(?:こと|話)|(?:本題とは)?関係ない|私事)(?:なん|なの)?(?:です|だ)"
+    r"(?:ちなみに|余談|蛇足|.*(?:について|に関して)|という(?:こと|話)|(?:本題とは)?関係ない|私事)(?:なん|なの)?(?:です|だ)"
     r"|(?:本題とは)?関係ありません|話(?:は|が)(?:それ|逸れ|脱線し)ます"
 )
 

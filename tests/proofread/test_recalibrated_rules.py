@@ -342,3 +342,25 @@ def test_a_list_item_that_is_only_a_link_quotes_the_linked_pages_title():
     # The writer's own list item with a link in it is still read.
     own = "- 設定をを変える手順は[こちら](https://example.com/)にあります。\n"
     assert found(ZENN_HEAD + "## 手順\n\n" + own, "rule:doubled-word") == [11]
+
+
+# --- rounds 157–159 ---------------------------------------------------------------------------------
+
+
+def test_a_plain_sentence_that_the_next_one_sums_up_with_to_iu_koto_ni_is_quoted():
+    polite = "trdsql は便利です。毎回テーブルを作ります。インポートも簡単です。\n\n"
+    # 「…インポートする。ということになります。」 (round 157): the plain clause is what という sums up.
+    quoted = ZENN_HEAD + polite + "これはTEMPORARYテーブルにインポートして、その結果を通常のテーブルにインポートする。ということになります。\n"
+    assert found(quoted, "rule:mixed-style") == []
+    # 「…。ということで」 goes on from the writer's own sentence, which still slipped.
+    going_on = ZENN_HEAD + polite + "結果を通常のテーブルにインポートする。ということで、次に進みます。\n"
+    assert found(going_on, "rule:mixed-style") == [11]
+
+
+def test_a_topic_announced_with_ni_kanshite_desuga_sets_nothing_against_anything():
+    # 「(1) の部分に関してですが、」 (round 158) only names the topic: one contrast follows.
+    text = ZENN_HEAD + "(1) の部分に関してですが、これに関して理由はわかりませんが、エラーになるため分岐しています。\n"
+    assert found(text, "rule:doubled-conjunctive-ga") == []
+    # Two contrasts are still two.
+    contrast = ZENN_HEAD + "速度は出ますが、メモリを食いますが、それでも使っています。\n"
+    assert found(contrast, "rule:doubled-conjunctive-ga") == [9]

@@ -759,7 +759,9 @@ def _quoted_thoughts(sentences: list[Sentence]) -> set[int]:
         saying = head[1].pos1 == "動詞" or (head[1].pos1 == "名詞" and head[2].base == "する")  # と認識して
         connective = head[1].base in ("いう", "言う") and (
             head[2].surface in _FORMAL_AFTER_IU or (head[2].surface == "て" and head[3].surface == "も")
-        )  # 「…。ということで」「…。というのも」「…。といっても」: the writer goes on from their own sentence
+        ) and not (head[2].surface == "こと" and head[3].surface == "に")
+        # 「…。ということで」「…。というのも」「…。といっても」: the writer goes on from their own sentence;
+        # 「…インポートする。ということになります。」 (round 157) says what the sentence before amounts to
         if saying and not connective and head[0].surface in ("と", "って") and head[0].pos1 == "助詞":
             quoted.add(index)
     return quoted
