@@ -364,3 +364,26 @@ def test_a_topic_announced_with_ni_kanshite_desuga_sets_nothing_against_anything
     # Two contrasts are still two.
     contrast = ZENN_HEAD + "速度は出ますが、メモリを食いますが、それでも使っています。\n"
     assert found(contrast, "rule:doubled-conjunctive-ga") == [9]
+
+
+def test_ranuki_in_kana_and_in_a_conjugated_form_names_the_dictionary_forms_fix():
+    def ranuki(sentence: str) -> list[Issue]:
+        return [issue for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ranuki"]
+
+    # 「見れます」 was told 「「られる」と書いてください」: the fix comes from the dictionary form.
+    (issue,) = ranuki("ブラウザを開くと、ここで処理の結果が見れます。")
+    assert issue.problem == "ら抜き言葉: 「見れ」" and issue.suggestion == "「見られる」の形で書いてください。"
+    # 見れる written in kana (round 153's 「様子もみれますね」).
+    (issue,) = ranuki("過減衰より臨界減衰の方が先に平衡位置へ収束される様子もみれますね。")
+    assert issue.suggestion == "「みられる」の形で書いてください。"
+    assert ranuki("まずはこの手順を自分の手元で試してみます。") == ranuki("最後に処理の結果をみることにします。") == []
+
+
+def test_community_and_maintenance_misspelt_are_named():
+    def misspelt(sentence: str) -> list[str]:
+        return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-misspelling"]
+
+    # 「メンテナス」 (round 152) and 「コミニティー」 (round 155).
+    assert misspelt("ひとまずそこだけメンテナスをする。") == ["よくある表記の誤りです: 「メンテナス」（「メンテナンス」）"]
+    assert misspelt("公式コミニティーで要望が出ています。") == ["よくある表記の誤りです: 「コミニティー」（「コミュニティー」）"]
+    assert misspelt("メンテナンスはコミュニティで行います。") == []

@@ -45,7 +45,8 @@ from agents.proofread.text import (
 from bot.faults import TurnFailed
 
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
-          "降りれる", "浴びれる", "生きれる", "落ちれる", "信じれる", "閉じれる", "感じれる"}
+          "降りれる", "浴びれる", "生きれる", "落ちれる", "信じれる", "閉じれる", "感じれる",
+          "みれる"}  # 「様子もみれますね」 (round 153): 見れる in kana; 21 mirror lines, each one ら抜き
 # (pattern, rule, problem, suggestion) for phrases found by their characters; the と思う hedge is
 # judged on tokens (japanese.hedges) since its volitional and quoted uses read the same.
 WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
@@ -468,10 +469,11 @@ class LanguageQualityChecker(BaseChecker):
     def _ranuki(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         for index, token in enumerate(tokens):
             if token.pos1 == "動詞" and token.base in RANUKI:
-                word = token.surface
-                fixed = f"{word[:-2]}られる"
-                ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」と書いてください。")
-                en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」.")
+                # The fix from the dictionary form: 「見れ」 of 見れます is 見られる's 見られ, not 「られる」.
+                word, fixed = token.surface, f"{token.base[:-2]}られる"
+                form = "" if word == token.base else "の形"
+                ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」{form}で書いてください。" if form else f"「{fixed}」と書いてください。")
+                en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」{' (in its conjugated form)' if form else ''}.")
             elif (
                 token.pos1 == "助動詞" and token.base == "れる" and index
                 and tokens[index - 1].pos1 == "動詞"

@@ -442,8 +442,10 @@ def _sic_paragraphs(article: ParsedArticle) -> set[int]:
 
 
 # Loanwords commonly misspelt in Japanese technical writing, each with its form from the source word
-# (simulation, communication, desktop, feedback, backend); a match may run on (シュミレーター).
-_MISSPELT = (("シュミレ", "シミュレ"), ("コミニュケ", "コミュニケ"), ("ディスクトップ", "デスクトップ"),
+# (simulation, communication, community, maintenance, desktop, feedback, backend); a match may run on
+# (シュミレーター). Over the mirror コミニティ and メンテナス stand on 3 lines, each a slip.
+_MISSPELT = (("シュミレ", "シミュレ"), ("コミニュケ", "コミュニケ"), ("コミニティ", "コミュニティ"),
+             ("コミニュティ", "コミュニティ"), ("メンテナス", "メンテナンス"), ("ディスクトップ", "デスクトップ"),
              ("フィードバッグ", "フィードバック"), ("バッグエンド", "バックエンド"), ("バッグアップ", "バックアップ"))
 KATAKANA_MISSPELLINGS = re.compile("(?:" + "|".join(wrong for wrong, _fix in _MISSPELT) + r")[\u30a0-\u30ffー]*")
 
