@@ -350,7 +350,7 @@ _HYPHENS = ("-", "‐", "－")
 def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()) -> list[tuple[Token, Token]]:
     """The same word typed twice in a row (設定をを, このこの, ですです). Idiomatic repetition is left
     alone: adverbs and onomatopoeia (まだまだ, ドキドキ), adjectives (めでたしめでたし), adverbial
-    particles (などなど), numerals (ひとつひとつ), adverbial time nouns (毎回毎回), and pairs that only share their spelling
+    particles (などなど), numerals (ひとつひとつ, 一歩一歩), adverbial time nouns (毎回毎回), and pairs that only share their spelling
     (書いてて: the auxiliary てる, then the particle て), conjunctions (ただただ), a pair across a line
     break (`line_starts`: where the sentence's lines begin; Zenn and Qiita show each line on its
     own), a word joined to a hyphenated name (`--log-level level`: an option, then its placeholder),
@@ -391,6 +391,8 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
             and not _reduplicated_verb(previous)  # 探り探り, 恐る恐る: a verb doubled into an adverb
             and not _reduplicated_kana_noun(previous)  # きわきわ, うめうめ: a word doubled the colloquial way
             and not (previous.pos1 == "名詞" and previous.surface in _REDUPLICATED_NOUNS)  # 要所要所: "at each key point"
+            and not (previous.pos1 == "名詞" and len(previous.surface) == 2 and previous.surface[0] == "一")
+            # 一歩一歩, 一行一行, 一個一個 (round 162): one and a counter said twice, "one by one"
             and not (previous.pos1 == "代名詞" and previous.surface in _REDUPLICATED_PRONOUNS
                      and (after is None or after.surface in _EXCLAMATIONS))  # 「これこれ！」; 「それそれ等しい」 is それぞれ
             and not (previous.pos1 == "代名詞" and previous.surface in _SELF_MADE)  # おれおれ証明書: "home-made"

@@ -118,6 +118,8 @@ def test_a_word_typed_twice_is_reported(sentence):
         "胸がドキドキする。",
         "ひとつひとつ確認する。",
         "少しずつ少しずつ進める。",
+        "一歩一歩読んでいった時のリアクションが見たい。",  # round 162: one and a counter, "one by one"
+        "ログを一行一行読む。",
     ],
 )
 def test_idiomatic_repetition_is_not_a_doubled_word(sentence):
