@@ -387,3 +387,21 @@ def test_community_and_maintenance_misspelt_are_named():
     assert misspelt("ひとまずそこだけメンテナスをする。") == ["よくある表記の誤りです: 「メンテナス」（「メンテナンス」）"]
     assert misspelt("公式コミニティーで要望が出ています。") == ["よくある表記の誤りです: 「コミニティー」（「コミュニティー」）"]
     assert misspelt("メンテナンスはコミュニティで行います。") == []
+
+
+# --- rounds 164–166 ---------------------------------------------------------------------------------
+
+
+def structure_sources(text: str) -> list[str | None]:
+    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
+    return [issue.source for issue in CHECKER_CLASSES["structure"](context).rules(parse_article(text))]
+
+
+def test_an_emoji_that_unicode_files_as_punctuation_is_one_emoji():
+    front = '---\ntitle: "Desmos.jl を作った"\nemoji: "{}"\ntype: "tech"\ntopics: ["julia"]\npublished: true\n---\n\n本文です。\n'
+    # 〽 (round 165) and ‼ are emoji, though their general category is punctuation.
+    for emoji in ("〽", "‼", "〽\ufe0f"):
+        assert "rule:zenn-emoji" not in structure_sources(front.format(emoji)), emoji
+    # Plain punctuation is still no emoji.
+    for value in ("。", "!!", "〽〽"):
+        assert "rule:zenn-emoji" in structure_sources(front.format(value)), value

@@ -461,12 +461,16 @@ def _newer_emoji(ch: str) -> bool:
     return 0x1F000 <= ord(ch) <= 0x1FAFF and unicodedata.category(ch) == "Cn"
 
 
+# Emoji (Unicode's Emoji property) that are punctuation, not symbols: ‼ ⁉ 〰 〽 (round 165's `emoji: "〽"`).
+EMOJI_PUNCTUATION = frozenset("\u203c\u2049\u3030\u303d")
+
+
 def _is_single_emoji(text: str) -> bool:
     # One grapheme of emoji: a base symbol plus variation selectors, skin tones, ZWJ sequences.
     if KEYCAP.fullmatch(text):
         return True  # 0️⃣ #️⃣: a digit, # or * with the combining keycap
     if not text or any(ch.isascii() and ch.isalnum() for ch in text):
         return False
-    bases = [ch for ch in text if unicodedata.category(ch) == "So" or _newer_emoji(ch)]
+    bases = [ch for ch in text if unicodedata.category(ch) == "So" or ch in EMOJI_PUNCTUATION or _newer_emoji(ch)]
     joiners = text.count("\u200d")
     return 1 <= len(bases) <= joiners + 1 or (len(bases) == 2 and all(0x1F1E6 <= ord(c) <= 0x1F1FF for c in bases))
