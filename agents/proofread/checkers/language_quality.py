@@ -95,10 +95,10 @@ COURTESY = re.compile(
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
-# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
 # A list item that is one link and nothing else (`- [git diff … - まくまく Git ノート](https://…)`): a
 # reference list, whose words are the linked page's title, not the writer's sentence.
 LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
+# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
 LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
 # A line of `ls -l` output pasted outside a code block (`-rw-r--r-- 1 root root 2839 Apr 18 …`): a
 # program's columns, no prose ("root root" is an owner and a group).
@@ -469,11 +469,14 @@ class LanguageQualityChecker(BaseChecker):
     def _ranuki(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         for index, token in enumerate(tokens):
             if token.pos1 == "動詞" and token.base in RANUKI:
-                # The fix from the dictionary form: 「見れ」 of 見れます is 見られる's 見られ, not 「られる」.
+                # The fix comes from the dictionary form: 「見れ」 of 見れます needs 見られる's 見られ, not 「られる」.
                 word, fixed = token.surface, f"{token.base[:-2]}られる"
-                form = "" if word == token.base else "の形"
-                ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」{form}で書いてください。" if form else f"「{fixed}」と書いてください。")
-                en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」{' (in its conjugated form)' if form else ''}.")
+                if word == token.base:
+                    ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」と書いてください。")
+                    en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」.")
+                else:
+                    ja = (f"ら抜き言葉: 「{word}」", f"「{fixed}」の形で書いてください。")
+                    en = (f"ら抜き言葉: 「{word}」.", f"Write 「{fixed}」 in the form the sentence needs.")
             elif (
                 token.pos1 == "助動詞" and token.base == "れる" and index
                 and tokens[index - 1].pos1 == "動詞"
