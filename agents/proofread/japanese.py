@@ -462,7 +462,7 @@ def hedges(tokens: list[Token]) -> list[Token]:
 
 
 # A sentence that opens 「ちなみにですが、」 or 「余談ですが、」, or names its topic first (「〜についてですが、」,
-# 「(1) の部分に関してですが、」, round 158;
+# 「(1) の部分に関してですが、」, round 157;
 # 「ということですが、」 after a question, 「ではどうすれば良いのか？」, which ends a sentence of its own):
 # the が only announces what follows (前置き), it sets nothing against anything. Hearsay
 # (「サポート外ということですが、」) is set against what follows. So does a sentence that opens by

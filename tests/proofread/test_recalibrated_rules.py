@@ -326,7 +326,7 @@ def test_a_paragraph_with_no_full_stop_is_a_statement_per_line():
 def test_lines_a_logger_printed_under_one_tag_need_no_language():
     log = ("flutter: **_ Request _**\nflutter: uri: http://127.0.0.1:8000/api/v1/todos\nflutter: method: GET\n"
            "flutter: headers:\nflutter: Accept: application/json\n")
-    # A dio logger's output (round 153), read as Markdown for its `**_ Request _**`: no tag would fit it.
+    # A dio logger's output (round 154), read as Markdown for its `**_ Request _**`: no tag would fit it.
     text = ZENN_HEAD + "以下のような詳細な通信内容のログを出力が可能。便利。\n\n```\n" + log + "```\n"
     assert "rule:code-language" not in code_sources(text)
     # Markdown whose lines open with different words, or YAML keys, still read as what they are.
@@ -336,7 +336,7 @@ def test_lines_a_logger_printed_under_one_tag_need_no_language():
 
 
 def test_a_list_item_that_is_only_a_link_quotes_the_linked_pages_title():
-    # 「まくまく Git ノート」, a site's name in a reference list (round 152): not the writer's doubled word.
+    # 「まくまく Git ノート」, a site's name in a reference list (round 153): not the writer's doubled word.
     reference = "- [git diff での日本語の文字化けを防ぐ - まくまく Git ノート](https://maku77.github.io/p/cj2uie9/)\n"
     assert found(ZENN_HEAD + "## 参考\n\n" + reference, "rule:doubled-word") == []
     # The writer's own list item with a link in it is still read.
@@ -358,7 +358,7 @@ def test_a_plain_sentence_that_the_next_one_sums_up_with_to_iu_koto_ni_is_quoted
 
 
 def test_a_topic_announced_with_ni_kanshite_desuga_sets_nothing_against_anything():
-    # 「(1) の部分に関してですが、」 (round 158) only names the topic: one contrast follows.
+    # 「(1) の部分に関してですが、」 (round 157) only names the topic: one contrast follows.
     text = ZENN_HEAD + "(1) の部分に関してですが、これに関して理由はわかりませんが、エラーになるため分岐しています。\n"
     assert found(text, "rule:doubled-conjunctive-ga") == []
     # Two contrasts are still two.
@@ -373,7 +373,7 @@ def test_ranuki_in_kana_and_in_a_conjugated_form_names_the_dictionary_forms_fix(
     # 「見れます」 was told 「「られる」と書いてください」: the fix comes from the dictionary form.
     (issue,) = ranuki("ブラウザを開くと、ここで処理の結果が見れます。")
     assert issue.problem == "ら抜き言葉: 「見れ」" and issue.suggestion == "「見られる」の形で書いてください。"
-    # 見れる written in kana (round 153's 「様子もみれますね」).
+    # 見れる written in kana (round 154's 「様子もみれますね」).
     (issue,) = ranuki("過減衰より臨界減衰の方が先に平衡位置へ収束される様子もみれますね。")
     assert issue.suggestion == "「みられる」の形で書いてください。"
     assert ranuki("まずはこの手順を自分の手元で試してみます。") == ranuki("最後に処理の結果をみることにします。") == []
@@ -383,7 +383,7 @@ def test_community_and_maintenance_misspelt_are_named():
     def misspelt(sentence: str) -> list[str]:
         return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-misspelling"]
 
-    # 「メンテナス」 (round 152) and 「コミニティー」 (round 155).
+    # 「メンテナス」 (round 152) and 「コミニティー」 (round 156).
     assert misspelt("ひとまずそこだけメンテナスをする。") == ["よくある表記の誤りです: 「メンテナス」（「メンテナンス」）"]
     assert misspelt("公式コミニティーで要望が出ています。") == ["よくある表記の誤りです: 「コミニティー」（「コミュニティー」）"]
     assert misspelt("メンテナンスはコミュニティで行います。") == []

@@ -46,7 +46,7 @@ from bot.faults import TurnFailed
 
 RANUKI = {"見れる", "来れる", "着れる", "寝れる", "出れる", "居れる", "似れる", "煮れる", "起きれる", "借りれる",
           "降りれる", "浴びれる", "生きれる", "落ちれる", "信じれる", "閉じれる", "感じれる",
-          "みれる"}  # 「様子もみれますね」 (round 153): 見れる in kana; 21 mirror lines, each one ら抜き
+          "みれる"}  # 「様子もみれますね」 (round 154): 見れる in kana; 21 mirror lines, each one ら抜き
 # (pattern, rule, problem, suggestion) for phrases found by their characters; the と思う hedge is
 # judged on tokens (japanese.hedges) since its volitional and quoted uses read the same.
 WEAK_JA: tuple[tuple[re.Pattern[str], str, str, str], ...] = (
