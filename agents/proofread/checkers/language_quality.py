@@ -95,11 +95,14 @@ COURTESY = re.compile(
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
+_LIST_MARKER = r"(?:[-*+]|\d+[.)])"
+# A link's destination, with an optional title: `(https://… "title")`.
+_LINK_DESTINATION = r"\([^)\s]+(?:\s+\"[^\"]*\")?\)"
+# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
+LINK_LINE = re.compile(rf"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\]){_LINK_DESTINATION}\s*$")
 # A list item that is one link and nothing else (`- [git diff … - まくまく Git ノート](https://…)`): a
 # reference list, whose words are the linked page's title, not the writer's sentence.
-LINK_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s+\[[^\]]+\]\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
-# A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
-LINK_LINE = re.compile(r"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\])\([^)\s]+(?:\s+\"[^\"]*\")?\)\s*$")
+LINK_ITEM = re.compile(rf"^\s*{_LIST_MARKER}\s+\[[^\]]+\]{_LINK_DESTINATION}\s*$")
 # A line of `ls -l` output pasted outside a code block (`-rw-r--r-- 1 root root 2839 Apr 18 …`): a
 # program's columns, no prose ("root root" is an owner and a group).
 UNIX_LISTING = re.compile(r"^\s*[-dlbcps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.@+]?\s+\d+\s+\S+\s+\S+\s+\d")
@@ -647,13 +650,13 @@ class LanguageQualityChecker(BaseChecker):
 # backtick runs and `<tag …` openers without their closer on the same line.
 _WRAPPED_CODE = re.compile(r"(?<!`)(`+)(?!`)[^`]*?(?<!`)\1(?!`)")
 _WRAPPED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_LIST_MARKER = r"(?:[-*+]|\d+[.)])"
 _ITEM_START = re.compile(rf"^\s*{_LIST_MARKER}\s")
 
 
 # A writer who never types 。 ends each sentence with a line break (Zenn and Qiita render it).
 UNSTOPPED_MIN_LINES = 5
-_LINE_STOP = re.compile(r"[。．！？!?」』）)…]\s*$")
+_STOPS = "。．！？!?"
+_LINE_STOP = re.compile(rf"[{_STOPS}」』）)…]\s*$")
 
 
 def _ends_lines_not_sentences(article: ParsedArticle, lines: list[tuple[int, str]]) -> bool:
@@ -672,7 +675,7 @@ def _ends_lines_not_sentences(article: ParsedArticle, lines: list[tuple[int, str
 # A paragraph of this many lines of Japanese with no 。 (or ！？) anywhere is written a statement per line
 # (Zenn and Qiita show each line break): its lines are not one sentence.
 UNSTOPPED_PARAGRAPH_LINES = 3
-_ANY_STOP = re.compile(r"[。．！？!?]")
+_ANY_STOP = re.compile(f"[{_STOPS}]")
 
 
 def _unstopped_paragraphs(article: ParsedArticle) -> set[int]:
