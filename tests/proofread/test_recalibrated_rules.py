@@ -16,9 +16,13 @@ from bot.offline import OfflineChatModel
 ZENN_HEAD = '---\ntitle: "テスト"\nemoji: "🧪"\ntype: "tech"\ntopics: ["python"]\npublished: true\n---\n\n'
 
 
-def language(text: str) -> list[Issue]:
+def checked(category: str, text: str) -> list[Issue]:
     context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
-    return CHECKER_CLASSES["language_quality"](context).rules(parse_article(text))
+    return CHECKER_CLASSES[category](context).rules(parse_article(text))
+
+
+def language(text: str) -> list[Issue]:
+    return checked("language_quality", text)
 
 
 def found(text: str, rule: str) -> list[int | None]:
@@ -189,8 +193,7 @@ def test_a_quoted_sentence_on_a_line_of_its_own_ends_there_and_the_next_line_is_
 
 
 def privacy(text: str) -> list[str | None]:
-    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
-    return [issue.source for issue in CHECKER_CLASSES["privacy"](context).rules(parse_article(text))]
+    return [issue.source for issue in checked("privacy", text)]
 
 
 def test_a_projects_published_test_key_the_article_links_is_not_a_leak():
@@ -259,8 +262,7 @@ def test_a_bare_question_states_nothing_in_either_style():
 
 
 def code_sources(text: str) -> list[str | None]:
-    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
-    return [issue.source for issue in CHECKER_CLASSES["code_quality"](context).rules(parse_article(text))]
+    return [issue.source for issue in checked("code_quality", text)]
 
 
 def test_an_ini_file_named_under_a_toml_tag_is_not_checked_as_toml():
@@ -393,8 +395,7 @@ def test_community_and_maintenance_misspelt_are_named():
 
 
 def structure_sources(text: str) -> list[str | None]:
-    context = CheckContext(config=GraphConfig(), llm=ProofreadLLM(ModelProvider(OfflineChatModel(), offline=True)))
-    return [issue.source for issue in CHECKER_CLASSES["structure"](context).rules(parse_article(text))]
+    return [issue.source for issue in checked("structure", text)]
 
 
 def test_an_emoji_that_unicode_files_as_punctuation_is_one_emoji():
