@@ -671,14 +671,43 @@ def _sentence_end(tokens: list[Token], verb: Token) -> Token | None:
 
 def object_marked_by_no(tokens: list[Token]) -> list[tuple[Token, Token, Token]]:
     """(の, サ変 noun, last token of the verb) where a サ変 noun after the の of a noun phrase is the
-    verb that ends the sentence: 「ロードマップの作成しました」 (を作成しました). Before a noun the の
-    marks the subject of a relative clause (「私の作成した資料」), which is right."""
+    verb that ends the sentence: 「ロードマップの作成しました」 (を作成しました), 「関数の作成できます」 (の作成が
+    できます; over the mirror 3 such lines, each a slip). Before a noun the の marks the subject of a
+    relative clause (「私の作成した資料」), which is right."""
     found = []
     for index, (no, noun, suru) in enumerate(zip(tokens, tokens[1:], tokens[2:], strict=False)):
         if (no.surface == "の" and no.pos[:2] == ("助詞", "格助詞") and noun.pos[2] == "サ変可能"
-                and suru.base == "する" and no.end == noun.begin and noun.end == suru.begin
+                and suru.base in ("する", "できる", "出来る") and no.end == noun.begin and noun.end == suru.begin
                 and (last := _sentence_end(tokens[index + 3 :], suru)) is not None):
             found.append((no, noun, last))
+    return found
+
+
+# What a サ変 noun is said to be, or be done, after が: 「インストールが必要」「判別が可能」「検出ができる」.
+_ABILITY = frozenset({"可能", "不可能", "必要", "できる", "出来る"})
+
+
+def object_before_subject(tokens: list[Token]) -> list[tuple[Token, Token, Token]]:
+    """(を, サ変 noun, predicate) where the object's を runs into a サ変 noun made the subject of
+    可能/必要/できる: 「LaTeXをインストールが必要です」「RSSを収集が可能」「異常値を自動検出ができる」 (を with
+    が, for 「をインストールする必要」 or 「のインストールが必要」). 「AWSを顧客が必要とする場所」: the
+    noun after を is no サ変 noun, and 必要とする is a verb of its own."""
+    found = []
+    for index, wo in enumerate(tokens):
+        if wo.surface != "を" or wo.pos[:2] != ("助詞", "格助詞"):
+            continue
+        end = index + 1
+        while end < len(tokens) and end - index <= 3 and tokens[end].pos1 in ("名詞", "接頭辞") \
+                and tokens[end].begin == tokens[end - 1].end:
+            end += 1
+        if end == index + 1 or end + 1 >= len(tokens) or tokens[end - 1].pos[2] != "サ変可能":
+            continue
+        ga, predicate = tokens[end], tokens[end + 1]
+        after = tokens[end + 2] if end + 2 < len(tokens) else None
+        if (ga.surface == "が" and ga.pos[:2] == ("助詞", "格助詞") and ga.begin == tokens[end - 1].end
+                and predicate.base in _ABILITY and predicate.begin == ga.end
+                and not (predicate.base == "必要" and after is not None and after.surface == "と")):
+            found.append((wo, tokens[end - 1], predicate))
     return found
 
 

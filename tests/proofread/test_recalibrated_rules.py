@@ -406,3 +406,79 @@ def test_an_emoji_that_unicode_files_as_punctuation_is_one_emoji():
     # Plain punctuation is still no emoji.
     for value in ("。", "!!", "〽〽"):
         assert "rule:zenn-emoji" in structure_sources(front.format(value)), value
+
+
+# --- rounds 167–177 ---------------------------------------------------------------------------------
+
+
+def test_a_doubled_word_of_a_name_an_acronym_spells_out_is_the_names_own():
+    # 「YACC（Yet Another Compiler Compiler）」 (round 169): the initials spell YACC.
+    assert found(ZENN_HEAD + "YACC（Yet Another Compiler Compiler）形式で記述された構文定義ファイルです。\n",
+                 "rule:doubled-word") == []
+    # A capitalised word typed twice with no acronym it spells is still a slip.
+    intro = "コンソールの上部にある検索窓に名前を入れて、"
+    assert found(ZENN_HEAD + intro + "「Elastic Container Container」の画面を開きます。\n", "rule:doubled-word") == [9]
+    assert found(ZENN_HEAD + intro + "ECS（Elastic Container Container）の画面を開きます。\n", "rule:doubled-word") == [9]
+
+
+def test_a_line_that_trails_off_in_two_middle_dots_ends_its_sentence():
+    # 「…いいのに・・」 then the next thought on the next line (round 174) was one sentence of 130 characters.
+    text = ZENN_HEAD + (
+        "ドキュメントかダッシュボードに注釈でも入れてくれたらいいのに・・\n"
+        "ちなみにEventBridgeストリームも期限内にAWS側の受け入れ設定をしないと、"
+        "せっかく作成したパートナーイベントソースが自動的に削除されてしまうので、設定したら忘れないうちに"
+        "すぐに受け入れ設定まで終わらせておきましょう。\n"
+    )
+    assert found(text, "rule:sentence-length") == []
+    # The same two lines joined by a comma stay one long sentence.
+    assert found(text.replace("いいのに・・\n", "いいのにと思いつつ、"), "rule:sentence-length") == [9]
+
+
+def test_a_bold_line_on_its_own_is_a_display_whose_register_is_the_writers_choice():
+    def mixed(text: str) -> list[int | None]:
+        return found(ZENN_HEAD + text, "rule:mixed-style")
+
+    polite = "".join(f"この手順では{step}を設定します。\n\n" for step in ("ネットワーク", "ストレージ", "認証", "監視"))
+    # A constraint set in bold on a line of its own (round 175's 「**"早番"と"遅番"が連続しない。**」).
+    assert mixed(polite + "**早番と遅番が連続しない。**\n\n" + "- **新人の看護師さんができる限り被らない。**\n") == []
+    # The same sentence in the running text is a slip of style.
+    assert mixed(polite + "早番と遅番が連続しない。\n") == [17]
+    # Bold words inside a plain sentence leave it running text.
+    assert mixed(polite + "ここでは**早番**と**遅番**が連続しない。\n") == [17]
+
+
+def conjugation(sentence: str) -> list[str]:
+    return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-conjugation"]
+
+
+def test_an_object_running_into_a_verbal_noun_made_the_subject_of_kanou_or_hitsuyou_is_named():
+    # Over the mirror 15 such lines of 13 writers, each a slip (を with が).
+    assert conjugation("文書作成には自分のPC等にLaTeXをインストールが必要です。") == [
+        "助詞の誤りかもしれません: 「をインストールが必要」"]
+    assert conjugation("HTMLソースを確認することで、対応有無を判別が可能です。") == ["助詞の誤りかもしれません: 「を判別が可能」"]
+    assert conjugation("CloudWatch メトリクス上の異常値を自動検出ができるサービスです。") == [
+        "助詞の誤りかもしれません: 「を自動検出ができる」"]
+    # 必要とする is a verb of its own, and a noun that is no verbal noun takes が as its subject.
+    assert conjugation("AWS を顧客が必要とする場所に延伸するサービスです。") == []
+    assert conjugation("このファイルを開くには管理者の権限が必要です。") == []
+    assert conjugation("ここでは通信の制御ができます。") == conjugation("ここでは通信を制御できます。") == []
+
+
+def test_a_verbal_noun_after_no_ending_the_sentence_with_dekiru_is_named():
+    (problem,) = conjugation("ステップバイステップで SAM を使用した Lambda 関数の作成できます。")
+    assert problem == "助詞の誤りかもしれません: 「の作成できます」"
+    # 「私の作成できる範囲」: の marks the subject of a relative clause.
+    assert conjugation("私の作成できる範囲で資料をまとめました。") == []
+
+
+def test_a_response_that_comes_back_is_kaette_written_with_the_kanji_of_returning():
+    def misspelt(sentence: str) -> list[str]:
+        return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-misspelling"]
+
+    # Over the mirror 20 such lines of 14 writers and one 帰り値, each a slip.
+    assert misspelt("これで以下のレスポンスが帰ってきたら成功です。") == ["よくある表記の誤りです: 「帰って」（「返って」）"]
+    assert misspelt("コマンドを実行して結果が帰ってくれば成功です。") == ["よくある表記の誤りです: 「帰って」（「返って」）"]
+    assert misspelt("`useRouter` の帰り値に含まれる locale を使っていました。") == ["よくある表記の誤りです: 「帰り値」（「返り値」）"]
+    # People come home: 帰って is right.
+    assert misspelt("父が帰ってきたので、その日の作業はそこまでにしました。") == []
+    assert misspelt("これで以下のレスポンスが返ってきたら成功です。") == []

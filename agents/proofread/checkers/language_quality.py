@@ -116,8 +116,22 @@ HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
 # sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
 POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)\s*$")
-# A line that trails off (「…と思いますが…」) ends its sentence: what follows is a new thought.
-TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・・)\s*$")
+# A run of capitalised words, one space apart: the words of a name (`Yet Another Compiler Compiler`).
+_CAPITALISED_RUN = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?: [A-Z][a-z]+)+(?![A-Za-z])")
+
+
+def spells_acronym(text: str, begin: int, end: int) -> bool:
+    """Whether text[begin:end] lies in a run of capitalised words whose initials are an acronym the
+    sentence also writes: 「YACC（Yet Another Compiler Compiler）」 doubles a word of YACC's own name."""
+    for run in _CAPITALISED_RUN.finditer(text):
+        if run.start() <= begin and end <= run.end():
+            initials = "".join(word[0] for word in run.group(0).split())
+            return re.search(rf"(?<![A-Za-z]){initials}(?![A-Za-z])", text) is not None
+    return False
+
+
+# A line that trails off (「…と思いますが…」, 「…いいのに・・」) ends its sentence: what follows is a new thought.
+TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・+)\s*$")
 QUOTATION = re.compile(r"「([^「」]*)」")
 TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
@@ -331,7 +345,7 @@ class LanguageQualityChecker(BaseChecker):
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
-        boxed |= _labelled_notes(article)
+        boxed |= _labelled_notes(article) | _displayed_statements(article)
         quoted = _quoted_thoughts(sentences)
         for index, sentence in enumerate(sentences):
             tokens = tokenize(sentence.text)
@@ -459,6 +473,7 @@ class LanguageQualityChecker(BaseChecker):
         slips = [
             (current.surface, sentence.text[previous.begin : current.end], current)  # as written: 「the the」
             for previous, current in doubled_words(tokens, frozenset(index for index, _line in sentence.breaks))
+            if not spells_acronym(sentence.text, previous.begin, current.end)
         ]
         for word, written, copy in slips + [(word, word * 2, copy) for word, copy in doubled_phrases(tokens)]:
             return [self._say(
@@ -820,6 +835,20 @@ _IMAGE_LINE = re.compile(r"^\s*!\[[^\]]*\]\([^)]*\)\s*$")
 
 # A paragraph opened by a bold label and a colon: `**教訓 1:** …`, `**目標：**…`, `**Note:** …`.
 _NOTE_LABEL = re.compile(r"^\s*\*\*[^*\n]{1,20}?(?:[:：]\*\*|\*\*\s*[:：])")
+
+
+# A line that is one bold statement and nothing else: `**"早番"と"遅番"が連続しない。**`, `- **声を上げましょう。**`.
+_DISPLAYED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?<!\s)\1\s*$")
+
+
+def _displayed_statements(article: ParsedArticle) -> set[int]:
+    """The lines set wholly in bold on their own (a constraint stated, a motto, a key sentence): a
+    display, like a caption, whose register is the writer's choice, not a slip in the running text
+    (rounds 50–52 and 175: ten such labels debatable, none a slip of its own)."""
+    return {
+        number for number, line in enumerate(article.lines, start=1)
+        if article.kind(number) == "text" and _DISPLAYED.match(line)
+    }
 
 
 def _labelled_notes(article: ParsedArticle) -> set[int]:

@@ -20,6 +20,7 @@ from agents.proofread.japanese import (
     DEMONSTRATIVE_ADNOMINALS,
     Token,
     conjugation_errors,
+    object_before_subject,
     object_marked_by_no,
     pronoun_before_you,
     ru_converted_to_kanji,
@@ -450,6 +451,17 @@ _MISSPELT = (("シュミレ", "シミュレ"), ("コミニュケ", "コミュニ
 KATAKANA_MISSPELLINGS = re.compile("(?:" + "|".join(wrong for wrong, _fix in _MISSPELT) + r")[\u30a0-\u30ffー]*")
 
 
+# Words converted to the wrong kanji of the same reading, where what precedes settles the meaning: a
+# response, a result or a value 返ってくる (comes back), people 帰ってくる (come home); a return value is
+# 返り値. Over the mirror 「レスポンス/結果/応答/答えが帰って」 stand on 20 lines of 14 writers and 帰り値 on one,
+# each a slip (「…が返って」: 232 lines).
+_RETURNED = r"レスポンス|応答|結果|値|答え|返事|返答|レス|データ|エラー|メッセージ|アドレス|出力|ステータス|JSON|json"
+MISCONVERSIONS = (
+    (re.compile(rf"(?:{_RETURNED})[がはも](帰って)"), "返って"),
+    (re.compile(r"(帰り値)"), "返り値"),
+)
+
+
 class SpellingChecker(BaseChecker):
     """Runs inside the language checker's job (the same sentences and tokens); its issues belong
     to the language_quality category under their own rule ids."""
@@ -538,6 +550,16 @@ class SpellingChecker(BaseChecker):
                                       "原語の綴り（simulation, communication…）に沿った表記が、検索でも見つかる正しい形です。")]
         return []
 
+    def misconversions(self, article: ParsedArticle, sentence: Sentence) -> list[Issue]:
+        """rule:ja-misspelling — a word converted to the wrong kanji (レスポンスが帰ってくる), the first one only."""
+        for pattern, intended in MISCONVERSIONS:
+            if match := pattern.search(sentence.text):
+                return [self._misspelling(
+                    article, sentence.line_at(match.start(1)), match.group(1), intended,
+                    "戻ってくるもの（レスポンス・結果・値）には「返る」を使います。「帰る」は人が元の場所に戻ることです。",
+                )]
+        return []
+
     def zurai(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
         """rule:ja-misspelling — 〜づらい written 〜ずらい (見ずらい), the first one only."""
         for first, last, intended in zurai_misspellings(tokens):
@@ -555,8 +577,9 @@ class SpellingChecker(BaseChecker):
         """rule:ja-conjugation — the first slip of `conjugation_slip` in the sentence.
         rule:ja-misspelling — a loanword misspelt the way writers commonly do (シュミレーション for
         シミュレーション), from a short list in the manner of the prh dictionaries textlint users keep,
-        or 〜づらい written 〜ずらい (見ずらい)."""
-        issues = self.loanwords(article, sentence) or self.zurai(article, sentence, tokens)
+        or a kanji of the same reading (レスポンスが帰って), or 〜づらい written 〜ずらい (見ずらい)."""
+        issues = (self.loanwords(article, sentence) or self.misconversions(article, sentence)
+                  or self.zurai(article, sentence, tokens))
         if (slip := conjugation_slip(sentence, tokens)) is not None:
             begin, problem, suggestion, why = slip
             issues.append(self.issue(
@@ -596,9 +619,18 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
     if objects := object_marked_by_no(tokens):
         no, noun, last = objects[0]
         phrase = sentence.text[noun.begin : last.end]
+        marker = "を" if sentence.text[noun.end : noun.end + 1] in ("し", "す", "さ", "せ") else "が"  # 作成を する, 作成が できる
         return _slip(sentence, no, last, "助詞", None,
-                     f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}を{phrase[len(noun.surface):]}」としてください。",
+                     f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}{marker}{phrase[len(noun.surface):]}」としてください。",
                      "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。")
+    if subjects := object_before_subject(tokens):
+        wo, noun, predicate = subjects[0]
+        verbal = f"を{noun.surface}できる" if predicate.base in ("可能", "できる", "出来る") else (
+            f"を{noun.surface}する必要" if predicate.base == "必要" else f"を{noun.surface}できない")
+        return _slip(sentence, wo, predicate, "助詞", None,
+                     f"「{verbal}」のように動詞で書くか、「を」を「の」に直してください"
+                     f"（「の{sentence.text[noun.begin : predicate.end]}」）。",
+                     "「を」は動詞の目的語を示す助詞で、「〜が可能」「〜が必要」の主語になった名詞には続きません。")
     return None
 
 
