@@ -482,3 +482,10 @@ def test_a_response_that_comes_back_is_kaette_written_with_the_kanji_of_returnin
     # People come home: 帰って is right.
     assert misspelt("父が帰ってきたので、その日の作業はそこまでにしました。") == []
     assert misspelt("これで以下のレスポンスが返ってきたら成功です。") == []
+
+
+def test_a_note_marked_with_a_reference_mark_keeps_its_own_register():
+    plain = "".join(f"この手順では{step}を設定する。\n\n" for step in ("ネットワーク", "ストレージ", "認証", "監視"))
+    # Round 173: 「※ そのまま使って実際に動作するファイルではないです。」 under a plain memo's sample.
+    assert found(ZENN_HEAD + plain + "※ そのまま使って実際に動作するファイルではないです。\n", "rule:mixed-style") == []
+    assert found(ZENN_HEAD + plain + "そのまま使って実際に動作するファイルではないです。\n", "rule:mixed-style") == [17]

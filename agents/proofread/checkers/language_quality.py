@@ -389,8 +389,9 @@ class LanguageQualityChecker(BaseChecker):
             previous_conjunction = conjunction
             footnote = FOOTNOTE_DEFINITION.match(article.lines[sentence.line_start - 1])
             # 「（大変助かりました。ありがとうございます！）」: the sentences of an aside in brackets, like
-            # the whole aside before them, do not set the article's style
-            aside = footnote or sentence.line_start in boxed or sentence.aside
+            # the whole aside before them, do not set the article's style; nor does a note marked ※
+            # (「※ そのまま使って実際に動作するファイルではないです。」, rounds 62–173: three labels, all debatable)
+            aside = footnote or sentence.line_start in boxed or sentence.aside or sentence.text.lstrip().startswith("※")
             # A sentence of a few characters (「疲れた。」, 「以上です。」) is an aside or a set
             # phrase whose style is a choice, not a slip: it does not count either way.
             short = len(sentence.text.strip()) < MIN_STYLED_SENTENCE
