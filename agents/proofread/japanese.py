@@ -697,9 +697,9 @@ def object_before_subject(tokens: list[Token]) -> list[tuple[Token, Token, Token
         if wo.surface != "を" or wo.pos[:2] != ("助詞", "格助詞"):
             continue
         end = index + 1
-        while end < len(tokens) and end - index <= 3 and tokens[end].pos1 in ("名詞", "接頭辞") \
-                and tokens[end].begin == tokens[end - 1].end:
-            end += 1
+        while (end < len(tokens) and end - index <= 3 and tokens[end].pos1 in ("名詞", "接頭辞")
+               and tokens[end].begin == tokens[end - 1].end):
+            end += 1  # the noun, compounds of up to three words included (自動検出)
         if end == index + 1 or end + 1 >= len(tokens) or tokens[end - 1].pos[2] != "サ変可能":
             continue
         ga, predicate = tokens[end], tokens[end + 1]

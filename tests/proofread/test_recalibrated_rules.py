@@ -465,8 +465,10 @@ def test_an_object_running_into_a_verbal_noun_made_the_subject_of_kanou_or_hitsu
 
 
 def test_a_verbal_noun_after_no_ending_the_sentence_with_dekiru_is_named():
-    (problem,) = conjugation("ステップバイステップで SAM を使用した Lambda 関数の作成できます。")
-    assert problem == "助詞の誤りかもしれません: 「の作成できます」"
+    (issue,) = [i for i in language(ZENN_HEAD + "ステップバイステップで SAM を使用した Lambda 関数の作成できます。\n")
+                if i.source == "rule:ja-conjugation"]
+    assert issue.problem == "助詞の誤りかもしれません: 「の作成できます」"
+    assert "「の作成ができます」" in issue.suggestion  # が before できる, not the を of 「の作成をしました」
     # 「私の作成できる範囲」: の marks the subject of a relative clause.
     assert conjugation("私の作成できる範囲で資料をまとめました。") == []
 

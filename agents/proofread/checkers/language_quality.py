@@ -845,7 +845,8 @@ _DISPLAYED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?
 def _displayed_statements(article: ParsedArticle) -> set[int]:
     """The lines set wholly in bold on their own (a constraint stated, a motto, a key sentence): a
     display, like a caption, whose register is the writer's choice, not a slip in the running text
-    (rounds 50–52 and 175: ten such labels debatable, none a slip of its own)."""
+    (rounds 50–52 and 175: ten such labels debatable; two true only as lines of a closing section that
+    mixed styles line by line, whose other slips are still named)."""
     return {
         number for number, line in enumerate(article.lines, start=1)
         if article.kind(number) == "text" and _DISPLAYED.match(line)

@@ -619,7 +619,7 @@ def conjugation_slip(sentence: Sentence, tokens: list[Token]) -> tuple[int, str,
     if objects := object_marked_by_no(tokens):
         no, noun, last = objects[0]
         phrase = sentence.text[noun.begin : last.end]
-        marker = "を" if sentence.text[noun.end : noun.end + 1] in ("し", "す", "さ", "せ") else "が"  # 作成を する, 作成が できる
+        marker = "が" if sentence.text.startswith(("でき", "出来"), noun.end) else "を"  # の作成ができます, の作成をしました
         return _slip(sentence, no, last, "助詞", None,
                      f"「の」を「を」や「に」に直す（「を{phrase}」）か、「の{noun.surface}{marker}{phrase[len(noun.surface):]}」としてください。",
                      "「の」は名詞と名詞をつなぐ助詞で、文を終える動詞「〜する」には「を」「に」などで続けます。")
