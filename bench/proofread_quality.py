@@ -188,6 +188,7 @@ def table(evaluation: Evaluation) -> str:
 EVAL = Path(__file__).resolve().parent.parent / "eval" / "proofread"
 MANIFEST = EVAL / "corpus.json"
 LABELS = EVAL / "labels.json"
+ROUNDS = EVAL / "rounds.json"  # each held-out set's counts as measured once, with the rules frozen
 SHARED = EVAL.parents[2] / "shared" / "proofread_corpus"  # beside the repository: articles not redistributable
 FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
@@ -698,6 +699,12 @@ async def corpus_main(argv: list[str]) -> int:
         action="store_true",
         help="append unlabelled findings to the labels file with verdict null",
     )
+    parser.add_argument(
+        "--record-round",
+        action="store_true",
+        help="append the newest held-out set's counts to rounds.json (frozen rules, every finding labelled)",
+    )
+    parser.add_argument("--rounds-file", type=Path, default=ROUNDS)
     args = parser.parse_args(argv)
     try:
         run = await run_corpus(
@@ -714,6 +721,122 @@ async def corpus_main(argv: list[str]) -> int:
     if args.write_template:
         added = append_template(run, args.labels)
         print(f"\n{added} unlabelled findings appended to {args.labels} with verdict null.")
+    if args.record_round:
+        try:
+            recorded = record_round(run, args.rounds_file)
+        except CorpusError as exc:
+            print(exc, file=sys.stderr)
+            return 2
+        print(f"\nRound {recorded.number} ({recorded.split}): {recorded.true} true of {recorded.findings} recorded.")
+    return 0
+
+
+# --- rounds: each held-out set as measured once, at its freeze ------------------------------------
+
+
+@dataclass(frozen=True)
+class Round:
+    """A held-out set's findings and true findings with the rules it was frozen on: the figure that
+    set gave when it was read, which no later rule change may rewrite."""
+
+    number: int
+    split: str
+    findings: int
+    true: int
+
+
+def round_number(split: str) -> int | None:
+    """`heldout` is round 1, `heldoutN` round N; `dev` is no round."""
+    if split == "heldout":
+        return 1
+    match = re.fullmatch(r"heldout([1-9]\d*)", split)
+    return int(match.group(1)) if match else None
+
+
+def load_rounds(path: Path = ROUNDS) -> list[Round]:
+    if not path.exists():
+        return []
+    records = json.loads(path.read_text(encoding="utf-8"))["rounds"]
+    return sorted((Round(r["round"], r["split"], r["findings"], r["true"]) for r in records), key=lambda r: r.number)
+
+
+def record_round(run: CorpusRun, path: Path = ROUNDS) -> Round:
+    """Append the run's counts as its set's round. Only one whole, fully labelled held-out set read
+    with frozen rules, and not recorded before, gives a round's figure (a block of sets read at once
+    is recorded set by set); anything else is a CorpusError saying why."""
+    number = round_number(run.split)
+    if number is None:
+        raise CorpusError(f"a round is one held-out set (heldout, heldout2, …), not {run.split!r}")
+    if os.environ.get(FROZEN_ENV) != "1":
+        raise CorpusError(f"a round is recorded with the rules frozen: set {FROZEN_ENV}=1")
+    if run.skipped:
+        raise CorpusError(f"{len(run.skipped)} articles of {run.split} were skipped; a round counts the whole set")
+    total = run.total
+    if total.unlabelled:
+        raise CorpusError(f"{total.unlabelled} findings of {run.split} are unlabelled; label them, then record the round")
+    rounds = load_rounds(path)
+    if any(r.number == number for r in rounds):
+        raise CorpusError(f"round {number} ({run.split}) is recorded already; a round is measured once")
+    recorded = Round(number, run.split, total.findings, total.true)
+    data = {"about": ROUNDS_ABOUT, "rounds": [
+        {"round": r.number, "split": r.split, "findings": r.findings, "true": r.true}
+        for r in sorted([*rounds, recorded], key=lambda r: r.number)
+    ]}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    return recorded
+
+
+ROUNDS_ABOUT = (
+    "Each held-out set's findings and true findings as measured once, when the set was read with the rules "
+    "frozen (strict precision = true / findings). Appended by `--corpus --split heldoutN --record-round`; "
+    "rounds 1-177 are the per-round figures README.md and docs/proofread.md publish."
+)
+
+
+def windows(rounds: list[Round], size: int) -> list[tuple[int, int, int, int]]:
+    """(first round, last round, true, findings) of every run of `size` consecutive recorded rounds."""
+    found = []
+    for end in range(size, len(rounds) + 1):
+        part = rounds[end - size : end]
+        found.append((part[0].number, part[-1].number, sum(r.true for r in part), sum(r.findings for r in part)))
+    return found
+
+
+def _strict(true: int, findings: int) -> str:
+    return f"{true / findings:.3f}" if findings else "—"
+
+
+def rounds_report(rounds: list[Round], splits: tuple[str, ...], size: int) -> str:
+    """The last `size` rounds, the windows of `size` rounds ending at each of them, and the total."""
+    recorded = {r.split for r in rounds}
+    missing = [s for s in splits if round_number(s) is not None and s not in recorded]
+    out = []
+    if missing:
+        out.append(
+            f"Not recorded: {', '.join(missing)}. Read a new set with {FROZEN_ENV}=1, label every finding, "
+            f"then add --record-round to the same command.\n"
+        )
+    out += ["| round | split | findings | true | strict |", "|---:|---|---:|---:|---:|"]
+    out += [f"| {r.number} | {r.split} | {r.findings} | {r.true} | {_strict(r.true, r.findings)} |" for r in rounds[-size:]]
+    out += ["", f"| rounds ({size} in a row) | true | findings | strict |", "|---|---:|---:|---:|"]
+    out += [f"| {first}–{last} | {true} | {found} | {_strict(true, found)} |"
+            for first, last, true, found in windows(rounds, size)[-size:]]
+    true, found = sum(r.true for r in rounds), sum(r.findings for r in rounds)
+    out += ["", f"All {len(rounds)} recorded rounds: {true} true of {found} findings, strict {_strict(true, found)}."]
+    return "\n".join(out)
+
+
+def rounds_main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python -m bench proofread-quality --rounds")
+    parser.add_argument("--rounds", action="store_true")
+    parser.add_argument("--window", type=int, default=10, help="rounds in a row (default 10)")
+    parser.add_argument("--record", type=Path, default=ROUNDS)
+    parser.add_argument("--manifest", type=Path, default=MANIFEST)
+    args = parser.parse_args(argv)
+    if args.window < 1:
+        print("--window takes a number of rounds, 1 or more", file=sys.stderr)
+        return 2
+    print(rounds_report(load_rounds(args.record), corpus_splits(args.manifest), args.window))
     return 0
 
 
@@ -784,6 +907,8 @@ async def _main(argv: list[str]) -> int:
         return await corpus_main(argv)
     if "--sweep" in argv:
         return await sweep_main(argv)
+    if "--rounds" in argv:
+        return rounds_main(argv)
     verbose = "--verbose" in argv or "-v" in argv
     for title, folder in (("Development set", FIXTURES), ("Held-out set", HOLDOUT)):
         evaluation = await evaluate(folder)

@@ -346,3 +346,59 @@ def test_the_splits_and_the_held_aside_one_come_from_the_corpus_records(tmp_path
     records = json.loads(quality.MANIFEST.read_text(encoding="utf-8"))["articles"]
     newest = max(int(r["split"][len("heldout"):]) for r in records if r["split"][len("heldout"):].isdigit())
     assert HELD == f"heldout{newest}"
+
+
+# --- rounds: each held-out set's figure as measured once ---------------------------------------------
+
+
+def test_every_held_out_set_has_its_round_recorded_once():
+    rounds = quality.load_rounds()
+    held_out = [split for split in quality.SPLITS if quality.round_number(split) is not None]
+    assert [r.split for r in rounds] == held_out  # in order, none missing, none twice
+    assert [r.number for r in rounds] == list(range(1, len(held_out) + 1))
+    assert all(0 <= r.true <= r.findings for r in rounds)
+
+
+def test_windows_sum_consecutive_rounds_and_the_report_names_a_set_not_recorded():
+    rounds = [quality.Round(n, f"heldout{n}", findings, true)
+              for n, findings, true in ((2, 10, 8), (3, 5, 5), (4, 0, 0), (5, 10, 2))]
+    assert quality.windows(rounds, 3) == [(2, 4, 13, 15), (3, 5, 7, 15)]
+    report = quality.rounds_report(rounds, ("dev", "heldout2", "heldout3", "heldout4", "heldout5", "heldout6"), 3)
+    assert report.startswith("Not recorded: heldout6.")
+    assert "| 3–5 | 7 | 15 | 0.467 |" in report and "| 4 | heldout4 | 0 | 0 | — |" in report
+    assert "All 4 recorded rounds: 15 true of 25 findings, strict 0.600." in report
+
+
+async def test_a_round_is_recorded_once_from_a_whole_labelled_set_read_with_frozen_rules(
+    corpus, tmp_path, capsys, monkeypatch
+):
+    record = tmp_path / "rounds.json"
+    argv = [*_argv(corpus, "--split", HELD, "--rounds-file", str(record))]
+    # The held-out set holds the article with findings.
+    (corpus["shared"] / "articles" / "heldout-queue.md").write_text(DEV_ARTICLE, encoding="utf-8")
+    manifest = json.loads(corpus["manifest"].read_text(encoding="utf-8"))
+    manifest["articles"][1] = _record("heldout-queue", DEV_ARTICLE, split=HELD, stored="shared")
+    corpus["manifest"].write_text(json.dumps(manifest), encoding="utf-8")
+    monkeypatch.delenv(quality.FROZEN_ENV, raising=False)
+    run = await _run(corpus, "dev")
+    with pytest.raises(quality.CorpusError, match="a round is one held-out set"):
+        quality.record_round(run, record)
+
+    monkeypatch.setenv(quality.FROZEN_ENV, "1")
+    assert await quality.main([*argv, "--write-template"]) == 0
+    count = len(_labels(corpus["labels"]))
+    assert count >= 1
+    _set_verdicts(corpus["labels"], [None] * count)
+    capsys.readouterr()
+    assert await quality.main([*argv, "--record-round"]) == 2  # a finding is unlabelled
+    assert "unlabelled" in capsys.readouterr().err and not record.exists()
+
+    _set_verdicts(corpus["labels"], ["true"] + ["false"] * (count - 1))
+    assert await quality.main([*argv, "--record-round"]) == 0
+    number = quality.round_number(HELD)
+    assert quality.load_rounds(record) == [quality.Round(number, HELD, count, 1)]
+    assert f"Round {number} ({HELD}): 1 true of {count} recorded." in capsys.readouterr().out
+    # Measured once: a second record of the same round is refused and the first one stands.
+    assert await quality.main([*argv, "--record-round"]) == 2
+    assert "recorded already" in capsys.readouterr().err
+    assert quality.load_rounds(record) == [quality.Round(number, HELD, count, 1)]
