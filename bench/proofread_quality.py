@@ -702,7 +702,7 @@ async def corpus_main(argv: list[str]) -> int:
     parser.add_argument(
         "--record-round",
         action="store_true",
-        help="append the newest held-out set's counts to rounds.json (frozen rules, every finding labelled)",
+        help="append this held-out set's counts to rounds.json (frozen rules, every finding labelled)",
     )
     parser.add_argument("--rounds-file", type=Path, default=ROUNDS)
     args = parser.parse_args(argv)
@@ -756,8 +756,12 @@ def round_number(split: str) -> int | None:
 def load_rounds(path: Path = ROUNDS) -> list[Round]:
     if not path.exists():
         return []
-    records = json.loads(path.read_text(encoding="utf-8"))["rounds"]
-    return sorted((Round(r["round"], r["split"], r["findings"], r["true"]) for r in records), key=lambda r: r.number)
+    try:
+        records = json.loads(path.read_text(encoding="utf-8"))["rounds"]
+        rounds = [Round(int(r["round"]), str(r["split"]), int(r["findings"]), int(r["true"])) for r in records]
+    except (OSError, ValueError, KeyError, TypeError) as exc:
+        raise CorpusError(f"{path} is no rounds record ({type(exc).__name__}: {exc}); restore it from git") from None
+    return sorted(rounds, key=lambda r: r.number)
 
 
 def record_round(run: CorpusRun, path: Path = ROUNDS) -> Round:
@@ -830,13 +834,18 @@ def rounds_main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench proofread-quality --rounds")
     parser.add_argument("--rounds", action="store_true")
     parser.add_argument("--window", type=int, default=10, help="rounds in a row (default 10)")
-    parser.add_argument("--record", type=Path, default=ROUNDS)
+    parser.add_argument("--rounds-file", type=Path, default=ROUNDS)
     parser.add_argument("--manifest", type=Path, default=MANIFEST)
     args = parser.parse_args(argv)
     if args.window < 1:
         print("--window takes a number of rounds, 1 or more", file=sys.stderr)
         return 2
-    print(rounds_report(load_rounds(args.record), corpus_splits(args.manifest), args.window))
+    try:
+        rounds = load_rounds(args.rounds_file)
+    except CorpusError as exc:
+        print(exc, file=sys.stderr)
+        return 2
+    print(rounds_report(rounds, corpus_splits(args.manifest), args.window))
     return 0
 
 

@@ -369,6 +369,13 @@ def test_windows_sum_consecutive_rounds_and_the_report_names_a_set_not_recorded(
     assert "All 4 recorded rounds: 15 true of 25 findings, strict 0.600." in report
 
 
+async def test_a_damaged_rounds_record_is_named_not_a_traceback(tmp_path, capsys):
+    record = tmp_path / "rounds.json"
+    record.write_text('{"rounds": [{"round": 1, "split": "heldout"}]}', encoding="utf-8")
+    assert await quality.main(["--rounds", "--rounds-file", str(record)]) == 2
+    assert f"{record} is no rounds record (KeyError" in capsys.readouterr().err
+
+
 async def test_a_round_is_recorded_once_from_a_whole_labelled_set_read_with_frozen_rules(
     corpus, tmp_path, capsys, monkeypatch
 ):
