@@ -422,7 +422,7 @@ def test_a_doubled_word_of_a_name_an_acronym_spells_out_is_the_names_own():
 
 
 def test_a_line_that_trails_off_in_two_middle_dots_ends_its_sentence():
-    # 「…いいのに・・」 then the next thought on the next line (round 174) was one sentence of 130 characters.
+    # 「…いいのに・・」 then the next thought on the next line (round 174) was read as one long sentence.
     text = ZENN_HEAD + (
         "ドキュメントかダッシュボードに注釈でも入れてくれたらいいのに・・\n"
         "ちなみにEventBridgeストリームも期限内にAWS側の受け入れ設定をしないと、"
