@@ -194,11 +194,19 @@ FROZEN_ENV = "PROOFREAD_RULES_FROZEN"
 VERDICTS = ("true", "false", "debatable")
 
 
+def round_number(split: str) -> int | None:
+    """`heldout` is round 1, `heldoutN` round N; `dev` is no round."""
+    if split == "heldout":
+        return 1
+    match = re.fullmatch(r"heldout([1-9]\d*)", split)
+    return int(match.group(1)) if match else None
+
+
 def corpus_splits(manifest: Path = MANIFEST) -> tuple[str, ...]:
     """The splits corpus.json holds, in the order they were collected: dev, heldout, then the blocks
     heldout2 … heldoutN. A new held-out set is a new N in the data; no code names it."""
     names = {article["split"] for article in json.loads(manifest.read_text(encoding="utf-8"))["articles"]}
-    blocks = sorted(int(name[len("heldout"):]) for name in names if re.fullmatch(r"heldout\d+", name))
+    blocks = sorted(n for n in map(round_number, names) if n is not None and n > 1)
     return ("dev", "heldout", *(f"heldout{n}" for n in blocks))
 
 
@@ -743,14 +751,6 @@ class Round:
     split: str
     findings: int
     true: int
-
-
-def round_number(split: str) -> int | None:
-    """`heldout` is round 1, `heldoutN` round N; `dev` is no round."""
-    if split == "heldout":
-        return 1
-    match = re.fullmatch(r"heldout([1-9]\d*)", split)
-    return int(match.group(1)) if match else None
 
 
 def load_rounds(path: Path = ROUNDS) -> list[Round]:

@@ -29,6 +29,11 @@ def found(text: str, rule: str) -> list[int | None]:
     return [issue.line_start for issue in language(text) if issue.source == rule]
 
 
+def problems(sentence: str, rule: str) -> list[str]:
+    """The problems `rule` names in one sentence of a Zenn article."""
+    return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == rule]
+
+
 def lint_issue(source: str, line: int) -> Issue:
     return Issue(category="markdown_format", severity="suggestion", line_start=line, line_end=line,
                  location_description="", problem="p", suggestion="s", reason="r", source=source)
@@ -383,7 +388,7 @@ def test_ranuki_in_kana_and_in_a_conjugated_form_names_the_dictionary_forms_fix(
 
 def test_community_and_maintenance_misspelt_are_named():
     def misspelt(sentence: str) -> list[str]:
-        return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-misspelling"]
+        return problems(sentence, "rule:ja-misspelling")
 
     # 「メンテナス」 (round 152) and 「コミニティー」 (round 156).
     assert misspelt("ひとまずそこだけメンテナスをする。") == ["よくある表記の誤りです: 「メンテナス」（「メンテナンス」）"]
@@ -448,7 +453,7 @@ def test_a_bold_line_on_its_own_is_a_display_whose_register_is_the_writers_choic
 
 
 def conjugation(sentence: str) -> list[str]:
-    return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-conjugation"]
+    return problems(sentence, "rule:ja-conjugation")
 
 
 def test_an_object_running_into_a_verbal_noun_made_the_subject_of_kanou_or_hitsuyou_is_named():
@@ -475,7 +480,7 @@ def test_a_verbal_noun_after_no_ending_the_sentence_with_dekiru_is_named():
 
 def test_a_response_that_comes_back_is_kaette_written_with_the_kanji_of_returning():
     def misspelt(sentence: str) -> list[str]:
-        return [issue.problem for issue in language(ZENN_HEAD + sentence + "\n") if issue.source == "rule:ja-misspelling"]
+        return problems(sentence, "rule:ja-misspelling")
 
     # Over the mirror 20 such lines of 14 writers and one 帰り値, each a slip.
     assert misspelt("これで以下のレスポンスが帰ってきたら成功です。") == ["よくある表記の誤りです: 「帰って」（「返って」）"]

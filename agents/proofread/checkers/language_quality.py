@@ -116,6 +116,12 @@ HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
 # sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
 POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)\s*$")
+# A line that trails off (「…と思いますが…」, 「…いいのに・・」) ends its sentence: what follows is a new thought.
+TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・+)\s*$")
+QUOTATION = re.compile(r"「([^「」]*)」")
+TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
+
+
 # A run of capitalised words, one space apart: the words of a name (`Yet Another Compiler Compiler`).
 _CAPITALISED_RUN = re.compile(r"(?<![A-Za-z])[A-Z][a-z]+(?: [A-Z][a-z]+)+(?![A-Za-z])")
 
@@ -128,12 +134,6 @@ def spells_acronym(text: str, begin: int, end: int) -> bool:
             initials = "".join(word[0] for word in run.group(0).split())
             return re.search(rf"(?<![A-Za-z]){initials}(?![A-Za-z])", text) is not None
     return False
-
-
-# A line that trails off (「…と思いますが…」, 「…いいのに・・」) ends its sentence: what follows is a new thought.
-TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・+)\s*$")
-QUOTATION = re.compile(r"「([^「」]*)」")
-TRAILING_OFF = re.compile(r"(?:…|\.\.\.|・・・|‥|。。)+。$")
 
 
 def section_starts(article: ParsedArticle) -> list[int]:
@@ -839,7 +839,7 @@ _NOTE_LABEL = re.compile(r"^\s*\*\*[^*\n]{1,20}?(?:[:：]\*\*|\*\*\s*[:：])")
 
 
 # A line that is one bold statement and nothing else: `**"早番"と"遅番"が連続しない。**`, `- **声を上げましょう。**`.
-_DISPLAYED = re.compile(r"^\s*(?:[-*+]\s+|\d+[.)]\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?<!\s)\1\s*$")
+_DISPLAYED = re.compile(rf"^\s*(?:{_LIST_MARKER}\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?<!\s)\1\s*$")
 
 
 def _displayed_statements(article: ParsedArticle) -> set[int]:
