@@ -219,6 +219,7 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if any(
             _is_separator(tokens, i) or t.pos1 in _PREDICATES or t.pos2 == "接続助詞" or t.pos1 == "接続詞"
+            or _te_form_link(t)
             for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
@@ -236,6 +237,12 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+def _te_form_link(token: Token) -> bool:
+    """A て ending a clause of its own even where the dictionary misreads the verb before it as a
+    noun and the て as a 副助詞 (「AIをぶんまわして変換機能を…」: ぶんまわし read as the noun for a compass)."""
+    return token.surface == "て" and token.pos1 == "助詞"
 
 
 # Time words after a する-noun that close a clause of its own: 入力後に, 変更前に, 編集中に.

@@ -496,3 +496,48 @@ def test_a_note_marked_with_a_reference_mark_keeps_its_own_register():
     # Round 173: 「※ そのまま使って実際に動作するファイルではないです。」 under a plain memo's sample.
     assert found(ZENN_HEAD + plain + "※ そのまま使って実際に動作するファイルではないです。\n", "rule:mixed-style") == []
     assert found(ZENN_HEAD + plain + "そのまま使って実際に動作するファイルではないです。\n", "rule:mixed-style") == [17]
+
+
+# --- rounds 178–184 ---------------------------------------------------------------------------------
+
+
+def test_an_expired_jwt_assigned_in_a_query_is_no_secret():
+    import base64
+    import json
+
+    def token(claims: dict) -> str:
+        part = base64.urlsafe_b64encode(json.dumps(claims).encode()).decode().rstrip("=")
+        return f"eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.{part}.LfQhIqEBemmwxSZfSCedaqpKa-SlT9yPOYsyj56M5V8"
+
+    def sources(jwt: str) -> set[str | None]:
+        # Round 179: a CTF write-up shows the admin token its exploit captured (critical, article rejected).
+        text = f"# 解法\n\n```\nReceived GET request for /?token={jwt}\n```\n"
+        return {issue.source for issue in checked("privacy", text)}
+
+    assert sources(token({"username": "admin", "isAdmin": True, "iat": 1718453702, "exp": 1718457302})) == set()
+    # A token that is still valid, or says nothing of its expiry, is a secret wherever it is written.
+    assert sources(token({"username": "admin", "exp": 4102444800})) == {"rule:jwt"}
+    assert sources(token({"sub": "1234567890", "name": "John"})) == {"rule:jwt"}
+
+
+def test_a_te_form_the_dictionary_misreads_still_ends_a_clause():
+    # Round 183: ぶんまわし is read as the noun for a compass and its て as a 副助詞; each を has its own verb.
+    assert problems("AIをぶんまわして変換機能をC++でWebAssembly化したライブラリです。", "rule:doubled-particle") == []
+    assert problems("ここでは設定をファイルを変更するだけで反映できます。", "rule:doubled-particle") != []
+
+
+def test_the_name_a_writer_introduces_themself_by_is_no_misspelling():
+    def spelling(sentence: str) -> list[str]:
+        return problems(sentence, "rule:spelling")
+
+    # Round 179: 「こんにちは、hatsu です。」 is the writer's handle, one letter from “hats”.
+    assert spelling("こんにちは、hatsu です。") == []
+    assert spelling("はじめまして、株式会社サンプルの hatsu と申します。") == []
+    # The same word elsewhere in a sentence is still checked.
+    assert spelling("この設定は hatsu の値を使います。") != []
+
+
+def test_an_rl_training_framework_named_in_lower_case_is_a_term():
+    # Round 178: 「rollout エンジンに vLLM を使える verl」 (volcengine/verl), not “very”.
+    assert is_known("verl")
+    assert problems("rollout エンジンに vLLM を使える verl は今後の課題です。", "rule:spelling") == []

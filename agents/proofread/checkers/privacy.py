@@ -280,8 +280,8 @@ def find_secrets(line: str, number: int) -> list[Finding]:
     for match in assigned_secrets(line):
         value = match.group(2).rstrip(".,;")
         start = match.start(2)
-        if _cut_short(match.group(2), line[match.end(2) :]) or _jwt_header(value):
-            continue
+        if _cut_short(match.group(2), line[match.end(2) :]) or _jwt_header(value) or _expired_jwt(value):
+            continue  # an elided value, a JWT's header alone, a JWT past its `exp` (a CTF write-up's captured token)
         before = bisect_right(starts, start)
         if before and furthest[before - 1] > start:
             continue
@@ -350,8 +350,11 @@ def _jwt_header(value: str) -> bool:
 def _expired_jwt(token: str) -> bool:
     """Whether the JWT says it has expired (`exp` in its payload is past): the token a tutorial's
     local server issued in 2022 opens nothing any more. No `exp`, or one that cannot be read: not
-    known to be expired."""
-    payload = token.split(".")[1]
+    known to be expired; not three dot-separated segments: no JWT."""
+    segments = token.split(".")
+    if len(segments) != 3 or not token.startswith("eyJ"):
+        return False
+    payload = segments[1]
     try:
         claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
     except (binascii.Error, ValueError):

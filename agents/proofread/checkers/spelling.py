@@ -319,6 +319,20 @@ def honorific_names(line: str) -> set[str]:
     return {match.group(1).lower() for match in _HONORIFIC_NAME.finditer(line)}
 
 
+# The writer naming themself: 「こんにちは、hatsu です。」「kobo と申します」 (a greeting, then the name
+# and です; or the name before 申します/いいます, which only a name takes).
+_SELF_INTRODUCTION = re.compile(
+    r"(?:(?:こんにちは|こんばんは|おはようございます|はじめまして|初めまして)[、,，！!]?\s*(?:[^\s。、]{1,30}の\s*)?"
+    r"([A-Za-z][A-Za-z0-9'’._-]*)\s*です"
+    r"|([A-Za-z][A-Za-z0-9'’._-]*)\s*と(?:申します|申す|いいます|言います))"
+)
+
+
+def self_introduced_names(line: str) -> set[str]:
+    """The name a writer introduces themself by (`こんにちは、hatsu です`): a handle, not a word."""
+    return {(match.group(1) or match.group(2)).lower() for match in _SELF_INTRODUCTION.finditer(line)}
+
+
 def profile_link_names(line: str) -> set[str]:
     """The words of the text of links to a person's profile (`[karam](https://twitter.com/0xkarmacoma)`):
     a name or a handle, which no dictionary holds."""
@@ -502,7 +516,10 @@ class SpellingChecker(BaseChecker):
                 continue
             if number in quoted or _other_latin_language(line):
                 continue
-            names = listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
+            names = (
+                listed.get(number, set()) | profile_link_names(line) | honorific_names(line)
+                | self_introduced_names(line)
+            )
             targets = " ".join(match.group() for match in _TARGET.finditer(line)).lower()
             for column, word in _prose_words(mask_struck(line)):
                 if word in seen or counts[word] >= 2 or word in names:
