@@ -32,7 +32,7 @@ from agents.proofread.schemas import (
     Platform,
     Suppression,
 )
-from agents.proofread.text import count_kana, replace_spans, trim_bare_url
+from agents.proofread.text import count_kana, is_last_path_segment, replace_spans, trim_bare_url
 
 PLATFORMS: tuple[Platform, ...] = ("zenn", "qiita", "hugo", "jekyll", "zola", "plain")
 # `/proofread platform:zenn` — the first line of the text names the platform.
@@ -48,6 +48,7 @@ HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=
 HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
 # Not a template's stand-in for a host (`https://{サーバーのIPアドレス}:8088`, `http://$HOST/`).
 BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://(?![{$%])[^\s<>\"'`\[\]]+")
+_LIST_ITEM_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
 NAMED_HOST = re.compile(r"(?:https?|ftp)://[^\W_]")  # a host follows the scheme
 # `[text](target)` the parser left as text: a target with a space, or a template inside.
 UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")
@@ -621,6 +622,8 @@ class _Walk:
                     # a space or punctuation, so this one is plain text and swallows nothing.
                     swallowed = ""
                 source = self.lines[number - 1].strip() if number <= len(self.lines) else ""
+                if swallowed and _LIST_ITEM_MARKER.sub("", source) == url + swallowed and is_last_path_segment(url, swallowed):
+                    url, swallowed = url + swallowed, ""  # `https://ja.wikipedia.org/wiki/ヌメロニム` alone: the page's name
                 alone = source == url or source.strip("<>") == url
                 self.links.append(Link(url=url, text=url, line=number, kind="bare",
                                        column=self._column(number, url), swallowed=swallowed,

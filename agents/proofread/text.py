@@ -138,6 +138,19 @@ def trim_bare_url(url: str) -> tuple[str, str]:
     return _without_closing_text(url), swallowed
 
 
+# A Japanese run that reads as the address's last path segment (`…/wiki/ヌメロニム`) rather than as
+# prose glued to it: it does not open with a particle (`…/のサンプル`, `…/を参照`) and holds no
+# sentence punctuation or ideographic space.
+_LAST_SEGMENT = re.compile(r"(?![のをはがにでとへもや])[^\s、。，．！？「」『』（）：；・\u3000]+")
+
+
+def is_last_path_segment(url: str, swallowed: str) -> bool:
+    """Whether `swallowed`, written right after `url`'s closing `/` with nothing after it on the
+    line, is a page name that belongs to the address: `https://ja.wikipedia.org/wiki/ヌメロニム`
+    alone on its line links the article it names."""
+    return url.endswith("/") and _LAST_SEGMENT.fullmatch(swallowed) is not None
+
+
 def _without_closing_text(url: str) -> str:
     """`url` without the punctuation that ends the sentence or the bracket around it (a `)` or `]`
     it did not open)."""

@@ -541,3 +541,48 @@ def test_an_rl_training_framework_named_in_lower_case_is_a_term():
     # Round 178: 「rollout エンジンに vLLM を使える verl」 (volcengine/verl), not “very”.
     assert is_known("verl")
     assert problems("rollout エンジンに vLLM を使える verl は今後の課題です。", "rule:spelling") == []
+
+
+def test_a_japanese_page_name_ending_a_bare_url_alone_on_its_line_is_the_address():
+    def swallowed(line: str) -> set[str | None]:
+        issues = checked("markdown_format", ZENN_HEAD + "本文です。\n\n" + line + "\n")
+        return {issue.source for issue in issues if issue.source == "rule:bare-url-swallow"}
+
+    # Round 185: the Wikipedia article the sentence above names.
+    assert swallowed("https://ja.wikipedia.org/wiki/ヌメロニム") == set()
+    assert swallowed("- https://github.com/eguchi244/Laravel9-Tutorial-PJ/tree/Chapter01/イントロダクションと環境構築") == set()
+    # Prose glued to the address still is: a particle opens it, or the line goes on.
+    assert swallowed("- https://github.com/aws-samples/awsome-distributed-training/のサンプルリストの整理") == {
+        "rule:bare-url-swallow"}
+    assert swallowed("詳しくは https://example.com/docs/を参照してください。") == {"rule:bare-url-swallow"}
+
+
+def test_a_template_whose_blanks_are_named_in_words_is_no_syntax_error():
+    def syntax(block: str) -> set[str | None]:
+        return {issue.source for issue in checked("code_quality", ZENN_HEAD + "設定例です。\n\n" + block + "\n")}
+
+    # Round 185: Snowflake CLI's config.toml with the reader's connection name left blank.
+    blank = '```toml\n[connections.{コネクション名}]\naccount = "{アカウント名}"\n```'
+    assert "rule:syntax-toml" not in syntax(blank)
+    assert "rule:syntax-toml" in syntax('```toml\n[connections.my conn]\naccount = "x"\n```')
+
+
+def test_config_files_that_take_trailing_commas_and_indented_excerpts_are_not_syntax_errors():
+    def syntax(block: str) -> set[str | None]:
+        return {issue.source for issue in checked("code_quality", ZENN_HEAD + "設定例です。\n\n" + block + "\n")}
+
+    # Round 181: a VS Code snippets file (prefix/body) is JSONC; round 189: CMake reads its presets with jsoncpp.
+    snippets = '```json\n{\n    "def main": {\n        "prefix": ":main",\n        "body": [\n            "main()",\n        ],\n    }\n}\n```'
+    assert "rule:syntax-json" not in syntax(snippets)
+    presets = '```json:CMakePresets.json\n{\n  "version": 3,\n  "configurePresets": [{"name": "github",}]\n}\n```'
+    assert "rule:syntax-json" not in syntax(presets)
+    assert "rule:syntax-json" in syntax(presets.replace("CMakePresets.json", "package.json"))
+    # Round 189: `    env:` then a step, lines lifted from inside a workflow at their own indentation.
+    excerpt = "```yaml:.github/workflows/build.yml\n    env:\n      SDK: C:\\\\SDK\n\n    - name: Setup\n      run: echo\n```"
+    assert "rule:syntax-yaml" not in syntax(excerpt)
+    assert "rule:syntax-yaml" in syntax("```yaml\nenv:\n  SDK: x\n- name: Setup\n  run: echo\n```")
+
+
+def test_the_ros_2_build_tool_is_a_term():
+    # Round 186: 「colcon buildを行うことで生成される」, not “colon”.
+    assert is_known("colcon")

@@ -73,7 +73,10 @@ JSONC_NAMED = re.compile(
 JSONC_FILE = re.compile(
     r"(?i)(?:^|/)(?:\.vscode/|\.devcontainer/)|(?:^|/)(?:settings|tasks|launch|extensions|keybindings|"
     r"c_cpp_properties|devcontainer|tsconfig|jsconfig)(?:\.[\w-]+)?\.json$|\.json[c5]$"  # deno.jsonc, config.json5
+    r"|(?:^|/)CMake(?:User)?Presets\.json$"  # CMake reads its presets with jsoncpp, which takes trailing commas
 )
+# A VS Code snippets file: each snippet an object with `prefix` and `body`; VS Code reads it as JSONC.
+VSCODE_SNIPPETS = re.compile(r'"prefix"\s*:[^\n]*\n(?:[^\n]*\n){0,3}?\s*"body"\s*:')
 # A JSON document starts with an object or an array; members without their object
 # (`"symbol-placement": "line"`) are an excerpt, and `logging {` is another language under the tag.
 JSON_DOCUMENT = re.compile(r"\A\s*[\[{]")
@@ -270,7 +273,8 @@ class CodeQualityChecker(BaseChecker):
         if language in JSON and JSON_LINES_FILE.search(block.filename or ""):
             return self._json_lines(article, block)  # one document per line (test.jsonl)
         if language in JSON and (
-            VSCODE_VARIABLE.search(block.content) or JSONC_FILE.search(block.filename or "")
+            VSCODE_VARIABLE.search(block.content) or VSCODE_SNIPPETS.search(block.content)
+            or JSONC_FILE.search(block.filename or "")
             or _announces_output(article, block, JSONC_NAMED)
         ):
             return []  # VS Code's JSON with comments and trailing commas (tasks.json, tsconfig.json)
@@ -282,8 +286,8 @@ class CodeQualityChecker(BaseChecker):
             return []  # the error a run printed (`Traceback …`, `URLError: <urlopen error …>`): output, not code
         if language in PYTHON and SHOWN_SYNTAX_ERROR.search(block.content):
             return []  # `add 1, 2` then `# SyntaxError: invalid syntax`: the writer shows the error on purpose
-        if language in PYTHON and block.content.lstrip("\n")[:1] in (" ", "\t"):
-            return []  # the first line is indented: lines from inside a function or class, an excerpt
+        if language in PYTHON | YAML and block.content.lstrip("\n")[:1] in (" ", "\t"):
+            return []  # the first line is indented: lines from inside a function, a class or a mapping, an excerpt
         if language in JSON and JSON_PLACEHOLDER.search(block.content):
             return []  # `"data": <any payload>`: a message's shape written as a template
         if language in JSON and _json_values(block.content) > 1:
@@ -317,6 +321,8 @@ class CodeQualityChecker(BaseChecker):
                         return []  # `<<: *defaults` from an anchor in another block: an excerpt
                     if name == "YAML" and (_parses_as_toml(block.content) or is_ini(block.content)):
                         return []  # `[versions]` / `key = "1.0"`: TOML or INI (a .gitconfig) under a yaml tag
+                    if _fill_in_blank(block.content, problem.line):
+                        return []  # `[connections.{コネクション名}]`: a template whose blanks the reader fills in
                     line = block.content_start_line + max(0, problem.line - 1)
                     if block.end_line is not None:
                         line = min(line, block.end_line - 1)
@@ -688,6 +694,17 @@ def unclosed_opener(script: str) -> tuple[str, int] | None:
             elif word in closers and stack and stack[-1][0] == closers[word]:
                 stack.pop()
     return stack[-1] if stack else None
+
+
+# A blank for the reader to fill in, named in Japanese: `{コネクション名}`, `<アカウント名>`.
+FILL_IN_BLANK = re.compile(r"\{[^{}\n]*[^\x00-\x7f][^{}\n]*\}|<[^<>\n]*[^\x00-\x7f][^<>\n]*>")
+
+
+def _fill_in_blank(source: str, line: int) -> bool:
+    """Whether the line a parser stopped at (1-based in `source`) holds a blank named in words:
+    a template the writer means the reader to complete, not code with an error."""
+    lines = source.split("\n")
+    return 1 <= line <= len(lines) and FILL_IN_BLANK.search(lines[line - 1]) is not None
 
 
 def _parses_as_toml(text: str) -> bool:
