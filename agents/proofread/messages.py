@@ -159,6 +159,12 @@ MESSAGES: dict[str, dict[str, str]] = {
         "Write the closing fence as a bare {fence}, without the language.": "閉じの {fence} は言語名を付けずに書いてください。",
         "A closing fence takes no info string, so the rest of the article renders as code.":
             "閉じのフェンスには言語名を書けないため、記事の残りがすべてコードとして表示されます。",
+        "The code block opened with {fence} on line {line} is never closed; it ends with the :::{kind} block on line {end}.":
+            "{line}行目の {fence} で始まるコードブロックが閉じられていません。{end}行目の :::{kind} ブロックの終わりで終わります。",
+        "Remove the stray {fence}, or close the code block before the ::: line.":
+            "余分な {fence} を消すか、::: の行の前でコードブロックを閉じてください。",
+        "The lines after the fence up to the box's end show as code (an empty code block if none).":
+            "フェンスから囲みの終わりまでの行がコードとして表示されます（行がなければ空のコードブロックになります）。",
     },
     "unclosed-container": {
         "The :::{kind} block is never closed.": ":::{kind} ブロックが閉じられていません。",

@@ -586,3 +586,29 @@ def test_config_files_that_take_trailing_commas_and_indented_excerpts_are_not_sy
 def test_the_ros_2_build_tool_is_a_term():
     # Round 186: 「colcon buildを行うことで生成される」, not “colon”.
     assert is_known("colcon")
+
+
+def test_a_fence_left_open_inside_a_closed_box_ends_with_the_box():
+    def unclosed(body: str) -> list[tuple[str, int | None]]:
+        issues = checked("markdown_format", ZENN_HEAD + body)
+        return [(issue.severity, issue.line_start) for issue in issues if issue.source == "rule:unclosed-fence"]
+
+    # Round 190: a pasted reply's stray ``` just before the :::details closes; markdown-it ends the
+    # fence with the box, so only an empty code block shows and the article is not lost.
+    boxed = ":::details レスポンス\n```swift\nlet a = 1\n```\n\nこれで完成します！\n```\n:::\n\n以降の本文です。\n"
+    assert unclosed(boxed) == [("suggestion", 15)]
+    # Outside any box the rest of the article is code: still a critical.
+    assert unclosed("本文です。\n\n```swift\nlet a = 1\n\n以降の本文です。\n") == [("critical", 11)]
+
+
+def test_a_polite_line_end_followed_by_an_aside_ends_its_sentence():
+    def lengths(body: str) -> list[int | None]:
+        return found(ZENN_HEAD + body, "rule:sentence-length")
+
+    first = "記事執筆時点では、スマホから直接Codex AppやCLIのセッションを操作する公式体験はまだ限定的です（モバイルアプリを出すぽい匂わせはある）"
+    second = "ただCodexの場合はサブスク枠で、サードパーティツールの利用が可能なのでそちらで補うことができます"
+    # Round 192: two sentences on two lines, neither ended with 。, each under the limit.
+    assert lengths(first + "\n" + second + "\n") == []
+    # An aside that runs on into the next line's words is part of one long sentence still.
+    wrapped = first.replace("（モバイルアプリを出すぽい匂わせはある）", "（モバイルアプリを出すぽい匂わせはある")
+    assert lengths(wrapped + "\n" + second + "）\n") == [9]

@@ -114,8 +114,10 @@ LABEL_LINE = re.compile(r"^\s*[^\s:：\[\]()!`<>*_#|]{1,12}(?:：|:\s)")
 # the sentence goes on (「一言で言うと、␣␣」 then the rest on the next line).
 HARD_BREAK = re.compile(r"(?<![、，,\s])(?: {2,}|\\)$")
 # A line that ends in a polite sentence ending (〜ます, 〜です, 〜ください) with no 。 ends its
-# sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」).
-POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)\s*$")
+# sentence: nobody breaks a line after ます in the middle of one (「…提供しています⏎具体的な処理は…」);
+# nor after an aside in brackets that follows it (「…まだ限定的です（…匂わせはある）⏎ただ…」); an aside
+# holding a 。 of its own (「…考えました(…方針です。)」) is left to the sentence splitter, as before.
+POLITE_LINE_END = re.compile(r"(?:ます|です|ました|でした|ません|ましょう|ください)(?:[（(][^（()）。]*[）)])?\s*$")
 # A line that trails off (「…と思いますが…」, 「…いいのに・・」) ends its sentence: what follows is a new thought.
 TRAILING_LINE_END = re.compile(r"(?:…|‥|\.\.\.|・・+)\s*$")
 QUOTATION = re.compile(r"「([^「」]*)」")

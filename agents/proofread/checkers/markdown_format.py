@@ -12,7 +12,7 @@ import unicodedata
 from agents.proofread.checkers.base import BaseChecker, CheckResult
 from agents.proofread.linter import Failure, LinterCannotRead, LinterFailed, LinterTimeout, LinterWorker
 from agents.proofread.parser import SHORTCODE, tagged_code_fences
-from agents.proofread.schemas import CodeBlock, Issue, ParsedArticle, Severity, SkippedCheck
+from agents.proofread.schemas import CodeBlock, Container, Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import code_spans, mask_code_spans, mask_for_prose, zenn_swallowed
 from bot import workpool
 
@@ -253,6 +253,12 @@ def _tagged_closer(block: CodeBlock) -> int | None:
     return None
 
 
+def _enclosing_box(article: ParsedArticle, line: int) -> Container | None:
+    """The innermost closed :::message / :::details block around `line`, if any."""
+    boxes = [c for c in article.containers if c.end_line is not None and c.start_line < line < c.end_line]
+    return max(boxes, key=lambda c: c.start_line, default=None)
+
+
 class MarkdownFormatChecker(BaseChecker):
     category = "markdown_format"
     status_text = "Checking Markdown formatting…"
@@ -400,6 +406,17 @@ class MarkdownFormatChecker(BaseChecker):
                     f"Write the closing fence as a bare {block.fence}, without the language.",
                     "A closing fence takes no info string, so the rest of the article renders as code.",
                     "rule:unclosed-fence", line_end=article.line_count,
+                ))
+            elif not block.closed and (box := _enclosing_box(article, block.start_line)) is not None:
+                # markdown-it gives a container's content its own bounds: a fence left open inside a
+                # closed :::details ends with the box (an empty or stray code block), the rest renders.
+                issues.append(self.issue(
+                    article, "suggestion", block.start_line,
+                    f"The code block opened with {block.fence} on line {block.start_line} is never closed; it ends "
+                    f"with the :::{box.kind} block on line {box.end_line}.",
+                    f"Remove the stray {block.fence}, or close the code block before the ::: line.",
+                    "The lines after the fence up to the box's end show as code (an empty code block if none).",
+                    "rule:unclosed-fence", line_end=box.end_line,
                 ))
             elif not block.closed:
                 issues.append(self.issue(
