@@ -412,6 +412,11 @@ def doubled_words(tokens: list[Token], line_starts: frozenset[int] = frozenset()
     return pairs
 
 
+# Nouns of place that a writer repeats to go a level further (「の中の中」「の奥の奥」「の先の先」): over the
+# mirror, every such repetition was meant.
+_PLACE_NOUNS = frozenset({"中", "上", "下", "奥", "先", "外", "裏", "後ろ", "前", "内", "横", "隣"})
+
+
 def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
     """A compound particle typed twice (というという, についてについて, としてとして): the same run of
     two or three words, the first a particle, right after itself. Returns the phrase and the first
@@ -431,6 +436,8 @@ def doubled_phrases(tokens: list[Token]) -> list[tuple[str, Token]]:
                 continue  # 「フロントエンドよわよわなので」: a word doubled the colloquial way (弱々), read as よ + わ
             if start > 0 and words[start - 1].surface in ("なん", "かん") and first[0].surface == "と":
                 continue  # 「なんとかかんとかとか言う」: the first とか closes なんとか/かんとか
+            if [t.surface for t in first][:1] == ["の"] and first[-1].surface in _PLACE_NOUNS:
+                continue  # 「ディレクトリの中の中で」: one level further in, said on purpose
             if any(b.begin - a.end > 0 for a, b in itertools.pairwise(first + second)):
                 continue  # typed apart: not one slip
             if any(second[0] is copy for _phrase, copy in found):

@@ -612,3 +612,23 @@ def test_a_polite_line_end_followed_by_an_aside_ends_its_sentence():
     # An aside that runs on into the next line's words is part of one long sentence still.
     wrapped = first.replace("（モバイルアプリを出すぽい匂わせはある）", "（モバイルアプリを出すぽい匂わせはある")
     assert lengths(wrapped + "\n" + second + "）\n") == [9]
+
+
+def test_a_number_sign_before_a_number_names_an_issue_or_a_session_not_a_heading():
+    def md018(line: str) -> list[int | None]:
+        issues = checked("markdown_format", ZENN_HEAD + "本文です。\n\n" + line + "\n")
+        return [issue.line_start for issue in issues if issue.source == "pymarkdownlnt:MD018"]
+
+    # Round 195: a reading group's report names its sessions.
+    assert md018("#3,#4 で触れていきます！") == []
+    assert md018("#2で触れていきます！") == []
+    # A heading whose space was forgotten is still named, numbered or not.
+    assert md018("#1. はじめに") == [11]
+    assert md018("#1.テストケース設計") == [11]
+    assert md018("##まとめ") == [11]
+
+
+def test_a_noun_of_place_said_twice_goes_a_level_further():
+    # Round 197: 「ディレクトリの中の中で作ったCargoプロジェクト」 under 「ディレクトリの中で…」.
+    assert problems("ルートディレクトリにあるディレクトリの中の中で作ったプロジェクトでも起きます。", "rule:doubled-word") == []
+    assert problems("この設定についてについて説明します。", "rule:doubled-word") != []

@@ -350,8 +350,9 @@ class MarkdownFormatChecker(BaseChecker):
                 continue  # `> ` and white space on an empty quote line, or a lazy continuation line with no `>`
             if rule == "md018" and (
                 kind == "list" or CODE_LIKE_HASH.match(article.line(line)) or DIRECTIVE_HASH.match(article.line(line))
+                or NUMBER_SIGN.match(article.line(line))
             ):
-                continue  # `- #hashtag` (a list item's text), `#[derive(Debug)]`, `#!/bin/sh`, `#endifで括る`: no heading
+                continue  # `- #hashtag`, `#[derive(Debug)]`, `#!/bin/sh`, `#endifで括る`, `#3,#4 で触れます`: no heading
             if rule == "md059" and _named_by_target(article.line(line), column):
                 continue  # `[here](https://here.r-lib.org)`: R's package named here; the text names its target
             if rule == "md039" and _wrapped_link_text(article.lines, line, column):
@@ -593,6 +594,10 @@ def _empty_last_cell(article: ParsedArticle, line: int, detail: str) -> bool:
 # A heading's # is followed by its text: after `#[` (a Rust attribute), `#!` (a shebang) or `#{`
 # the line was never meant as one.
 CODE_LIKE_HASH = re.compile(r"\s{0,3}#+[!-\"$-/:-@\[-`{-~]")
+# A number sign before a number opens a line that names an issue, a pull request or a session
+# (「#3,#4 で触れていきます！」「#2（try-catch追加）を修正して…」), not a heading: one # only, and not
+# a numbered title (`#1.テストケース設計`, `#1. はじめに`: the space after # forgotten).
+NUMBER_SIGN = re.compile(r"\s{0,3}#\d+(?![.．)])")
 # A C preprocessor directive that opens a prose line (「#ifで…を調べる。」「#endifで括る必要がある。」): the
 # writer names the directive; followed by a space, a symbol, a particle or nothing, never a heading.
 DIRECTIVE_HASH = re.compile(
