@@ -498,7 +498,7 @@ def test_a_note_marked_with_a_reference_mark_keeps_its_own_register():
     assert found(ZENN_HEAD + plain + "そのまま使って実際に動作するファイルではないです。\n", "rule:mixed-style") == [17]
 
 
-# --- rounds 178–184 ---------------------------------------------------------------------------------
+# --- rounds 178–198 ---------------------------------------------------------------------------------
 
 
 def test_an_expired_jwt_assigned_in_a_query_is_no_secret():
