@@ -32,7 +32,7 @@ from agents.proofread.schemas import (
     Platform,
     Suppression,
 )
-from agents.proofread.text import count_kana, is_last_path_segment, replace_spans, trim_bare_url
+from agents.proofread.text import LIST_MARKER, count_kana, is_last_path_segment, replace_spans, trim_bare_url
 
 PLATFORMS: tuple[Platform, ...] = ("zenn", "qiita", "hugo", "jekyll", "zola", "plain")
 # `/proofread platform:zenn` — the first line of the text names the platform.
@@ -48,7 +48,7 @@ HTML_URL = re.compile(r"<(?:a|img|iframe|source|video)\b[^>]*?\s(?:href|src)\s*=
 HTML_TAG_START = re.compile(r"<(?:a|img|iframe|source|video)\b", re.I)
 # Not a template's stand-in for a host (`https://{サーバーのIPアドレス}:8088`, `http://$HOST/`).
 BARE_URL = re.compile(r"(?<!\[)(?:https?|ftp)://(?![{$%])[^\s<>\"'`\[\]]+")
-_LIST_ITEM_MARKER = re.compile(r"^(?:[-*+]|\d+[.)])\s+")
+_LIST_ITEM_MARKER = re.compile(rf"^{LIST_MARKER}\s+")
 NAMED_HOST = re.compile(r"(?:https?|ftp)://[^\W_]")  # a host follows the scheme
 # `[text](target)` the parser left as text: a target with a space, or a template inside.
 UNPARSED_LINK = re.compile(r"(!?)\[([^\[\]\n]*)\]\(([^()\n]*)\)")

@@ -105,6 +105,8 @@ def mask_code_spans(line: str) -> str:
 TRAILING_PUNCTUATION = ".,:;!?*_~'\""
 # After non-ASCII text, address syntax again: the text is part of an internationalised path
 # (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
+# A Markdown list item's marker (`-`, `*`, `+`, `1.`, `1)`), as a pattern to build on.
+LIST_MARKER = r"(?:[-*+]|\d+[.)])"
 _IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
 _PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
 
@@ -138,17 +140,19 @@ def trim_bare_url(url: str) -> tuple[str, str]:
     return _without_closing_text(url), swallowed
 
 
-# A Japanese run that reads as the address's last path segment (`…/wiki/ヌメロニム`) rather than as
-# prose glued to it: it does not open with a particle (`…/のサンプル`, `…/を参照`) and holds no
-# sentence punctuation or ideographic space.
-_LAST_SEGMENT = re.compile(r"(?![のをはがにでとへもや])[^\s、。，．！？「」『』（）：；・\u3000]+")
+# The particles that open prose glued to an address (`…/のサンプル`, `…/を参照`), not a page's name.
+_GLUED_PARTICLES = "のをはがにでとへもや"
 
 
 def is_last_path_segment(url: str, swallowed: str) -> bool:
     """Whether `swallowed`, written right after `url`'s closing `/` with nothing after it on the
     line, is a page name that belongs to the address: `https://ja.wikipedia.org/wiki/ヌメロニム`
-    alone on its line links the article it names."""
-    return url.endswith("/") and _LAST_SEGMENT.fullmatch(swallowed) is not None
+    alone on its line links the article it names. Prose glued to it opens with a particle or holds
+    sentence punctuation."""
+    return (
+        url.endswith("/") and swallowed[:1] not in ("", *_GLUED_PARTICLES)
+        and not _PROSE_PUNCTUATION.search(swallowed)
+    )
 
 
 def _without_closing_text(url: str) -> str:

@@ -557,10 +557,12 @@ def test_a_japanese_page_name_ending_a_bare_url_alone_on_its_line_is_the_address
     assert swallowed("詳しくは https://example.com/docs/を参照してください。") == {"rule:bare-url-swallow"}
 
 
-def test_a_template_whose_blanks_are_named_in_words_is_no_syntax_error():
-    def syntax(block: str) -> set[str | None]:
-        return {issue.source for issue in checked("code_quality", ZENN_HEAD + "設定例です。\n\n" + block + "\n")}
+def syntax(block: str) -> set[str | None]:
+    """The rules that fire on one code block of a Zenn article."""
+    return {issue.source for issue in checked("code_quality", ZENN_HEAD + "設定例です。\n\n" + block + "\n")}
 
+
+def test_a_template_whose_blanks_are_named_in_words_is_no_syntax_error():
     # Round 185: Snowflake CLI's config.toml with the reader's connection name left blank.
     blank = '```toml\n[connections.{コネクション名}]\naccount = "{アカウント名}"\n```'
     assert "rule:syntax-toml" not in syntax(blank)
@@ -568,9 +570,6 @@ def test_a_template_whose_blanks_are_named_in_words_is_no_syntax_error():
 
 
 def test_config_files_that_take_trailing_commas_and_indented_excerpts_are_not_syntax_errors():
-    def syntax(block: str) -> set[str | None]:
-        return {issue.source for issue in checked("code_quality", ZENN_HEAD + "設定例です。\n\n" + block + "\n")}
-
     # Round 181: a VS Code snippets file (prefix/body) is JSONC; round 189: CMake reads its presets with jsoncpp.
     snippets = '```json\n{\n    "def main": {\n        "prefix": ":main",\n        "body": [\n            "main()",\n        ],\n    }\n}\n```'
     assert "rule:syntax-json" not in syntax(snippets)

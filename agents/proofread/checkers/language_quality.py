@@ -34,6 +34,7 @@ from agents.proofread.prompts import render_prompt
 from agents.proofread.schemas import Issue, ParsedArticle, Severity, SkippedCheck
 from agents.proofread.text import (
     JA_FULL_STOPS,
+    LIST_MARKER,
     Sentence,
     has_japanese,
     lift_inline_footnotes,
@@ -95,14 +96,13 @@ COURTESY = re.compile(
 LATIN_RUN = re.compile(r"[A-Za-z0-9][A-Za-z0-9 .,'\"/:_&+-]*[A-Za-z0-9]")
 LATIN_RUN_CHARS = 20
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
-_LIST_MARKER = r"(?:[-*+]|\d+[.)])"
 # A link's destination, with an optional title: `(https://… "title")`.
 _LINK_DESTINATION = r"\([^)\s]+(?:\s+\"[^\"]*\")?\)"
 # A line that is one link and nothing else (`[第2回 環境構築](https://…)`, an image link).
 LINK_LINE = re.compile(rf"^\s*(?:\[!\[[^\]]*\]\([^)]*\)\]|!?\[[^\]]+\]){_LINK_DESTINATION}\s*$")
 # A list item that is one link and nothing else (`- [git diff … - まくまく Git ノート](https://…)`): a
 # reference list, whose words are the linked page's title, not the writer's sentence.
-LINK_ITEM = re.compile(rf"^\s*{_LIST_MARKER}\s+\[[^\]]+\]{_LINK_DESTINATION}\s*$")
+LINK_ITEM = re.compile(rf"^\s*{LIST_MARKER}\s+\[[^\]]+\]{_LINK_DESTINATION}\s*$")
 # A line of `ls -l` output pasted outside a code block (`-rw-r--r-- 1 root root 2839 Apr 18 …`): a
 # program's columns, no prose ("root root" is an owner and a group).
 UNIX_LISTING = re.compile(r"^\s*[-dlbcps][-r][-w][-xsS][-r][-w][-xsS][-r][-w][-xtT][.@+]?\s+\d+\s+\S+\s+\S+\s+\d")
@@ -205,7 +205,7 @@ MIN_MAJORITY_SENTENCES = 3
 
 def _after_code(line: str, word: str) -> bool:
     """Whether `line` (a list item's marker aside) opens with a code span followed by `word`."""
-    return re.match(rf"\s*{_LIST_MARKER}?\s*`[^`]+`\s*" + re.escape(word), line) is not None
+    return re.match(rf"\s*{LIST_MARKER}?\s*`[^`]+`\s*" + re.escape(word), line) is not None
 
 
 def sentence_style(tokens: list[Token]) -> Style | None:
@@ -668,7 +668,7 @@ class LanguageQualityChecker(BaseChecker):
 # backtick runs and `<tag …` openers without their closer on the same line.
 _WRAPPED_CODE = re.compile(r"(?<!`)(`+)(?!`)[^`]*?(?<!`)\1(?!`)")
 _WRAPPED_TAG = re.compile(r"</?[A-Za-z][A-Za-z0-9-]*(?:\s[^<>]*)?/?>")
-_ITEM_START = re.compile(rf"^\s*{_LIST_MARKER}\s")
+_ITEM_START = re.compile(rf"^\s*{LIST_MARKER}\s")
 
 
 # A writer who never types 。 ends each sentence with a line break (Zenn and Qiita render it).
@@ -841,7 +841,7 @@ _NOTE_LABEL = re.compile(r"^\s*\*\*[^*\n]{1,20}?(?:[:：]\*\*|\*\*\s*[:：])")
 
 
 # A line that is one bold statement and nothing else: `**"早番"と"遅番"が連続しない。**`, `- **声を上げましょう。**`.
-_DISPLAYED = re.compile(rf"^\s*(?:{_LIST_MARKER}\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?<!\s)\1\s*$")
+_DISPLAYED = re.compile(rf"^\s*(?:{LIST_MARKER}\s+)?(\*\*|__)(?!\s)[^*_\n]+?(?<!\s)\1\s*$")
 
 
 def _displayed_statements(article: ParsedArticle) -> set[int]:

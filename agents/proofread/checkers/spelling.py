@@ -31,6 +31,7 @@ from agents.proofread.japanese import (
 )
 from agents.proofread.schemas import Issue, ParsedArticle
 from agents.proofread.text import (
+    LIST_MARKER,
     Sentence,
     list_items,
     list_segments,
@@ -262,7 +263,7 @@ def _prose_words(line: str) -> tuple[tuple[int, str], ...]:
 
 
 # A list item that opens with a term and a dash or a colon (`* shlab -- processes, signal handling`).
-_LIST_MARKER = re.compile(r"\s*(?:[-*+]|\d+[.)])\s+")
+_LIST_MARKER = re.compile(rf"\s*{LIST_MARKER}\s+")
 _TERM_DASH = re.compile(r"\s+(?:--|—|–|-|:)\s|:\s")
 # A French preposition English does not have: what follows is French (pain au chocolat, à la carte).
 _FRENCH_BEFORE = re.compile(r"(?:^|[\s(])(?:au|aux|à)\s+$", re.I)
