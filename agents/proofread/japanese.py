@@ -85,8 +85,8 @@ def tokenize(text: str) -> list[Token]:
 # は and を: a doubled が, に or で is usually grammatical (これが我々がやりたかったこと,
 # 東京に3時に着く, 既定の設定でシングルスレッドで動かす), so reporting it is mostly noise.
 TRACKED_PARTICLES = {("は", "係助詞"), ("を", "格助詞")}
-# 「Xを元に」「Xを中心に」「Xを契機に」「Xを理由に」: を + one of these nouns + に is a fixed phrase (XをYにして),
-# not a second object.
+# 「Xを元に」「Xを中心に」「Xを契機に」「Xを理由に」: を + one of these nouns + に (or + として, 「Xを起点として」)
+# is a fixed phrase (XをYにして), not a second object.
 _FIXED_NOUNS_AFTER_WO = {"元", "もと", "基", "中心", "前提", "機", "期", "例", "ベース", "参考", "対象", "軸", "先頭",
                          "引数", "トリガー", "ソース", "きっかけ", "キー", "入力", "条件", "目標", "目的", "題材",
                          "テーマ", "主題", "材料", "土台", "起点", "手がかり", "手掛かり", "根拠", "単位", "基準", "片手", "メイン",
@@ -171,8 +171,9 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     if token.surface == "を" and previous is not None and (previous.base, following.base) in _WO_IDIOMS:
         return True
     if token.surface == "を" and following.base in _FIXED_NOUNS_AFTER_WO:
-        after = tokens[index + 2] if index + 2 < len(tokens) else None
-        return after is not None and after.surface == "に"
+        after = tokens[index + 2 : index + 4]  # 「を起点に」 or 「を起点として」 (と + する)
+        return bool(after) and (after[0].surface == "に" or (
+            after[0].surface == "と" and len(after) > 1 and after[1].base == "する"))
     if token.surface == "と" or (token.surface == "に" and following.surface == "し"):
         return following.base == "する"  # 「として」「にして」
     return following.pos1 == "動詞" and following.base in _COMPOUND_PARTICLE_VERBS.get(token.surface, ())

@@ -631,3 +631,25 @@ def test_a_noun_of_place_said_twice_goes_a_level_further():
     # Round 197: 「ディレクトリの中の中で作ったCargoプロジェクト」 under 「ディレクトリの中で…」.
     assert problems("ルートディレクトリにあるディレクトリの中の中で作ったプロジェクトでも起きます。", "rule:doubled-word") == []
     assert problems("この設定についてについて説明します。", "rule:doubled-word") != []
+
+
+# --- rounds 199– -----------------------------------------------------------------------------------
+
+
+def test_a_fixed_noun_after_wo_and_then_toshite_is_a_compound_particle():
+    # Round 200: 「さまざまなアクションを Raycast を起点として実行しています」: を起点として, like を起点に.
+    assert problems("さまざまなアクションを Raycast を起点として実行しています。", "rule:doubled-particle") == []
+    assert problems("さまざまなアクションを Raycast を起点に実行しています。", "rule:doubled-particle") == []
+    # A second object stays a doubled を, with として or without.
+    assert problems("設定をファイルを書き換えて変更します。", "rule:doubled-particle") != []
+    assert problems("この値を結果を出力として使います。", "rule:doubled-particle") != []
+
+
+def test_paragraphs_numbered_by_hand_are_list_items_whose_style_is_their_own():
+    polite = "".join(f"この記事では{n}番目の手順を説明します。\n\n" for n in range(1, 6))
+    plan = "１：共通化できるメソッドは、共通化する。\n\n２： 出力が違う部分のみ、入れ替えられる形にする。\n\n③ Strategy パターンで改修していく。\n\n"
+    # Round 203: a plan numbered by hand, then 「のような方針で進めていこうと思いました。」
+    assert found(ZENN_HEAD + polite + plan + "のような方針で進めていこうと思いました。\n", "rule:mixed-style") == []
+    # The same plain sentences as running text are still named.
+    prose = plan.replace("１：", "").replace("２： ", "").replace("③ ", "")
+    assert found(ZENN_HEAD + polite + prose, "rule:mixed-style") != []

@@ -347,7 +347,7 @@ class LanguageQualityChecker(BaseChecker):
             for box in article.containers if box.kind in ASIDE_BOXES
             for number in range(box.start_line, (box.end_line or article.line_count) + 1)
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
-        boxed |= _labelled_notes(article) | _displayed_statements(article)
+        boxed |= _labelled_notes(article) | _displayed_statements(article) | _numbered_items(article)
         quoted = _quoted_thoughts(sentences)
         for index, sentence in enumerate(sentences):
             tokens = tokenize(sentence.text)
@@ -858,15 +858,31 @@ def _displayed_statements(article: ParsedArticle) -> set[int]:
 def _labelled_notes(article: ParsedArticle) -> set[int]:
     """The lines of paragraphs that open with a bold label and a colon (教訓, 目標, ポイント, Note):
     a labelled note states a lesson or a rule in its own compact register, as a caption does."""
+    return _paragraphs_opening_with(article, _NOTE_LABEL)
+
+
+# A paragraph numbered by hand, not as a Markdown list (「１：…共通化する。」, 「②…」, 「(3) …」): an item.
+_HAND_NUMBER = re.compile(r"^\s*(?:[0-9０-９]{1,2}\s*[：:）)]|[①-⑳]|[（(][0-9０-９]{1,2}[）)])")
+
+
+def _numbered_items(article: ParsedArticle) -> set[int]:
+    """The lines of paragraphs numbered by hand (「１：…する。」「２：…する。」 each a paragraph, then
+    「のような方針で進めます」): the items of a list the writer did not mark up as one, whose style, like
+    a Markdown list item's, is not the running text's (round 203: three such items labelled false)."""
+    return _paragraphs_opening_with(article, _HAND_NUMBER)
+
+
+def _paragraphs_opening_with(article: ParsedArticle, opening: re.Pattern[str]) -> set[int]:
+    """The lines of the prose paragraphs whose first line `opening` matches."""
     lines = article.lines
-    notes: set[int] = set()
+    found: set[int] = set()
     for index, line in enumerate(lines):
-        if article.kind(index + 1) == "text" and _NOTE_LABEL.match(line) and (index == 0 or not lines[index - 1].strip()):
+        if article.kind(index + 1) == "text" and opening.match(line) and (index == 0 or not lines[index - 1].strip()):
             end = index
             while end < len(lines) and lines[end].strip() and article.kind(end + 1) == "text":
-                notes.add(end + 1)
+                found.add(end + 1)
                 end += 1
-    return notes
+    return found
 
 
 def _captions(article: ParsedArticle) -> set[int]:
