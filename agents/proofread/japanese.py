@@ -171,6 +171,8 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     if token.surface == "を" and previous is not None and (previous.base, following.base) in _WO_IDIOMS:
         return True
     if token.surface == "を" and following.base in _FIXED_NOUNS_AFTER_WO:
+        if previous is not None and previous.pos[2:3] == ("サ変可能",) and index >= 2 and tokens[index - 2].surface == "を":
+            return False  # 「タイトルを取得を例として」: 取得 took its own を, so this one is a second
         after = tokens[index + 2 : index + 4]  # 「を起点に」 or 「を起点として」 (と + する)
         return bool(after) and (after[0].surface == "に" or (
             after[0].surface == "と" and len(after) > 1 and after[1].base == "する"))
@@ -226,6 +228,7 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if token.surface == "を" and (
             _in_relative_clause(tokens, index) or _button_label(tokens, first, index) or _field_label(tokens, index)
+            or _quoted_clause(tokens, index)
         ):
             continue
         if token.surface == "は" and _parallel_topics(tokens, first, index):
@@ -333,6 +336,30 @@ def _in_relative_clause(tokens: list[Token], index: int) -> bool:
         return False
     following = tokens[position + 1]
     return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
+
+
+# Words that take a clause quoted by と: 「これを〜では梯子を登ると表現している」「…を消すと呼ぶ」.
+_QUOTING_WORDS = {"言う", "いう", "呼ぶ", "表現", "表す", "称する", "名付ける", "書く", "記す", "述べる", "説明", "記述",
+                  "定義", "訳す", "例える", "たとえる"}
+
+
+def _quoted_clause(tokens: list[Token], index: int) -> bool:
+    """Whether the particle at `index` belongs to a clause quoted by と and a word of saying or naming
+    after it: in 「これを公式サイトでは梯子を登る（climb the ladder）と表現している」 the second を is 登る's,
+    inside the name the sentence quotes; the first waits for 表現する."""
+    position = index + 1
+    while position < len(tokens) and tokens[position].pos1 not in _PREDICATES:
+        if _is_separator(tokens, position) or tokens[position].pos1 in ("助詞", "接続詞"):
+            return False
+        position += 1
+    while position + 1 < len(tokens) and tokens[position + 1].pos1 in ("助動詞", "動詞", "接尾辞"):
+        position += 1  # 登れる, 消される: the predicate's last word comes before と
+    position += 1
+    if position < len(tokens) and tokens[position].surface in "（(":
+        closing = next((i for i in range(position, len(tokens)) if tokens[i].surface in "）)"), None)
+        position = closing + 1 if closing is not None else len(tokens)  # an aside between: 「登る（climb the ladder）と」
+    return (position + 1 < len(tokens) and tokens[position].surface == "と"
+            and tokens[position + 1].base in _QUOTING_WORDS)
 
 
 _HIRAGANA = re.compile(r"[\u3041-\u309fー]+")

@@ -643,6 +643,9 @@ def test_a_fixed_noun_after_wo_and_then_toshite_is_a_compound_particle():
     # A second object stays a doubled を, with として or without.
     assert problems("設定をファイルを書き換えて変更します。", "rule:doubled-particle") != []
     assert problems("この値を結果を出力として使います。", "rule:doubled-particle") != []
+    # A verbal noun that took its own を, then を例として (a post in the sweep): the second を is a slip.
+    assert problems("記事のタイトルを取得を例として説明します。", "rule:doubled-particle") != []
+    assert problems("記事のタイトルを取得を例に説明します。", "rule:doubled-particle") != []
 
 
 def test_paragraphs_numbered_by_hand_are_list_items_whose_style_is_their_own():
@@ -653,3 +656,25 @@ def test_paragraphs_numbered_by_hand_are_list_items_whose_style_is_their_own():
     # The same plain sentences as running text are still named.
     prose = plan.replace("１：", "").replace("２： ", "").replace("③ ", "")
     assert found(ZENN_HEAD + polite + prose, "rule:mixed-style") != []
+    # Round 206: items numbered by hand on the lines of one paragraph, under 「以下の通りです。」
+    steps = "行っていることは以下の通りです。\n  ①タグで囲んで値を指定する\n  ②スロット内部に要素を記述する。値に連動できる\n"
+    assert found(ZENN_HEAD + polite + steps, "rule:mixed-style") == []
+    # A time at the start of a line is no number of an item.
+    assert found(ZENN_HEAD + polite + "10:30に会場へ集合して、全員で移動する。\n", "rule:mixed-style") != []
+
+
+def test_a_second_wo_inside_a_clause_quoted_by_to_is_the_quoted_clauses_own():
+    # Round 205: 「これを公式サイトでは梯子を登る（climb the ladder）と表現しています」
+    assert problems("これを公式サイトでは梯子を登る（climb the ladder）と表現しています。", "rule:doubled-particle") == []
+    assert problems("これをデータを消すと呼びます。", "rule:doubled-particle") == []
+    # A conditional と is no quotation: the two objects still compete.
+    assert problems("設定をボタンを押すと変更できます。", "rule:doubled-particle") != []
+
+
+def test_a_code_block_captioned_in_words_names_no_file():
+    # Round 205: VimGolf's start and end texts under ```:Start file and ```:End file.
+    text = ZENN_HEAD + "問題です。\n\n```:Start file\n21 8 144 3 89 5 13 34 55 2\n```\n"
+    assert "rule:code-language" not in code_sources(text)
+    # A file name still asks for its language, with a space after the colon or not.
+    assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```:Makefile\nall:\n\tcc main.c\n```\n")
+    assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```: ./ssh/config\nHost a\n```\n")

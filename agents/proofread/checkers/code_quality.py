@@ -220,9 +220,10 @@ class CodeQualityChecker(BaseChecker):
             # A file name with no language (```:Racket, ```: ./ssh/config) was meant to carry one;
             # otherwise only content that is recognisably code of a language needs a tag:
             # program output, quoted answers, diagrams and notation would only get `text`. A label
-            # in words (```:出力画面, the output screen) names no file.
+            # in words (```:出力画面, the output screen; ```:Start file, a caption) names no file.
             label = block.info.strip()
-            named = label.startswith(":") and (label.isascii() or "." in label or "/" in label)
+            name = label[1:].strip()
+            named = label.startswith(":") and ("." in name or "/" in name or (name.isascii() and " " not in name))
             language = None if named else recognised_language(block)
             if language in ("yaml", "json") and _announces_output(article, block):
                 # `Core:` / `  - installed: 1.7.13`, `[20990, 23543, …]` under 「出力結果は」: what a

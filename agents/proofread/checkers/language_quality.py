@@ -862,22 +862,25 @@ def _labelled_notes(article: ParsedArticle) -> set[int]:
 
 
 # A paragraph numbered by hand, not as a Markdown list (「１：…共通化する。」, 「②…」, 「(3) …」): an item.
-_HAND_NUMBER = re.compile(r"^\s*(?:[0-9０-９]{1,2}\s*[：:）)]|[①-⑳]|[（(][0-9０-９]{1,2}[）)])")
+_HAND_NUMBER = re.compile(r"^\s*(?:[0-9０-９]{1,2}\s*(?:[：:](?![0-9０-９]{2})|[）)])|[①-⑳]|[（(][0-9０-９]{1,2}[）)])")  # not 10:30
 
 
 def _numbered_items(article: ParsedArticle) -> set[int]:
     """The lines of paragraphs numbered by hand (「１：…する。」「２：…する。」 each a paragraph, then
-    「のような方針で進めます」): the items of a list the writer did not mark up as one, whose style, like
-    a Markdown list item's, is not the running text's (round 203: three such items labelled false)."""
-    return _paragraphs_opening_with(article, _HAND_NUMBER)
+    「のような方針で進めます」), or lines of one (「以下の通りです。」 then ①…, ②…, ③…): the items of a list
+    the writer did not mark up as one, whose style, like a Markdown list item's, is not the running
+    text's (rounds 203 and 206: four such items labelled false)."""
+    return _paragraphs_opening_with(article, _HAND_NUMBER, anywhere=True)
 
 
-def _paragraphs_opening_with(article: ParsedArticle, opening: re.Pattern[str]) -> set[int]:
-    """The lines of the prose paragraphs whose first line `opening` matches."""
+def _paragraphs_opening_with(article: ParsedArticle, opening: re.Pattern[str], *, anywhere: bool = False) -> set[int]:
+    """The lines of the prose paragraphs whose first line `opening` matches; with `anywhere`, from
+    any line of a paragraph that it matches to the paragraph's end."""
     lines = article.lines
     found: set[int] = set()
     for index, line in enumerate(lines):
-        if article.kind(index + 1) == "text" and opening.match(line) and (index == 0 or not lines[index - 1].strip()):
+        first = index == 0 or not lines[index - 1].strip()
+        if article.kind(index + 1) == "text" and opening.match(line) and (first or anywhere):
             end = index
             while end < len(lines) and lines[end].strip() and article.kind(end + 1) == "text":
                 found.add(end + 1)
