@@ -222,7 +222,7 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         if any(
             _is_separator(tokens, i) or t.pos1 in _PREDICATES or t.pos2 == "接続助詞" or t.pos1 == "接続詞"
-            or _te_form_link(t)
+            or _te_form_link(t) or _alternative_action(tokens, i)
             for i, t in enumerate(tokens[first + 1 : index], start=first + 1)
         ):
             continue
@@ -241,6 +241,14 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
             continue
         pairs.append((tokens[first], token))
     return pairs
+
+
+def _alternative_action(tokens: list[Token], index: int) -> bool:
+    """A verbal noun then か, its する left out: 「ディレクトリを開閉かファイルを開けます」 offers two
+    actions, each with its own を."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    return (tokens[index].pos[:3] == ("名詞", "普通名詞", "サ変可能") and following is not None
+            and following.surface == "か" and following.pos1 == "助詞" and following.begin == tokens[index].end)
 
 
 def _te_form_link(token: Token) -> bool:
@@ -518,7 +526,9 @@ _PREFATORY = re.compile(
 def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     """The conjunctive 「が」 (〜ですが、) from the second one in a sentence on
     (textlint's no-doubled-conjunctive-particle-ga)."""
-    quoted = _inside_quotes(tokens)
+    # 「…が…」 or （なぜだかは忘れたが…）: their own が. Not an aside within an aside, whose が is
+    # one more turn of a sentence already hard to follow (round 4: 「…しませんが(…(…になりますが)…)」).
+    quoted = _inside_quotes(tokens) | _inside_quotes(tokens, _ASIDES, only_depth=1)
     ga = [
         t for i, t in enumerate(tokens)
         if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞" and i not in quoted
@@ -528,16 +538,25 @@ def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     return ga[1:]  # 〜しようが〜しようが (whether… or…) is concessive, not a contrast: left out
 
 
-def _inside_quotes(tokens: list[Token]) -> set[int]:
-    """The indexes of the tokens between 「 and 」 (a quoted sentence has its own が)."""
+_QUOTES = (("「", "」"), ("『", "』"))
+_ASIDES = (("（", "）"), ("(", ")"))
+
+
+def _inside_quotes(
+    tokens: list[Token], pairs: tuple[tuple[str, str], ...] = _QUOTES, only_depth: int | None = None
+) -> set[int]:
+    """The indexes of the tokens between 「 and 」 (a quoted sentence has its own が), or between
+    the other opening and closing marks of `pairs`; with `only_depth`, those nested that deep only."""
+    opening = {open_ for open_, _close in pairs}
+    closing = {close for _open, close in pairs}
     inside: set[int] = set()
     depth = 0
     for index, token in enumerate(tokens):
-        if token.surface in ("「", "『"):
+        if token.surface in opening:
             depth += 1
-        elif token.surface in ("」", "』"):
+        elif token.surface in closing:
             depth = max(0, depth - 1)
-        elif depth:
+        elif depth and (only_depth is None or depth == only_depth):
             inside.add(index)
     return inside
 

@@ -678,3 +678,23 @@ def test_a_code_block_captioned_in_words_names_no_file():
     # A file name still asks for its language, with a space after the colon or not.
     assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```:Makefile\nall:\n\tcc main.c\n```\n")
     assert "rule:code-language" in code_sources(ZENN_HEAD + "設定です。\n\n```: ./ssh/config\nHost a\n```\n")
+
+
+def test_a_ga_inside_a_bracketed_aside_is_the_asides_own():
+    # Round 212: 「…宿痾（なぜだかは忘れたが…）なのでいいのだが、マニュアルは…間違っている。」
+    sentence = "ぴったりの値にならないことは宿痾（なぜだかは忘れたが…）なのでいいのだが、マニュアルはやはり間違っている。"
+    assert problems(sentence, "rule:doubled-conjunctive-ga") == []
+    assert problems("値は合わないが、理由は忘れたが、マニュアルは間違っている。", "rule:doubled-conjunctive-ga") != []
+    # An aside inside an aside is one more turn of a sentence already hard to follow (round 4).
+    nested = "これ自体は関係しませんが(環境が固定的(最新版が20.04になりますが)ですので、使うことがない)、その中に書きます。"
+    assert problems(nested, "rule:doubled-conjunctive-ga") != []
+
+
+def test_a_verbal_noun_and_ka_offer_two_actions_each_with_its_own_wo():
+    # Round 211: 「`<CR>` でディレクトリを開閉かファイルを開けます。」
+    assert problems("`<CR>` でディレクトリを開閉かファイルを開けます。", "rule:doubled-particle") == []
+    assert problems("これを何か別のものを使って試します。", "rule:doubled-particle") != []
+
+
+def test_moonbit_is_a_programming_language():
+    assert is_known("moonbit")  # round 213: 「次はmoonbitを触りたい」
