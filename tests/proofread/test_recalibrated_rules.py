@@ -698,3 +698,17 @@ def test_a_verbal_noun_and_ka_offer_two_actions_each_with_its_own_wo():
 
 def test_moonbit_is_a_programming_language():
     assert is_known("moonbit")  # round 213: 「次はmoonbitを触りたい」
+
+
+def test_a_feeling_said_plainly_is_the_writers_voice_not_a_slip():
+    polite = "".join(f"この記事では{n}番目の設定を説明します。\n" for n in range(1, 6))
+    # Rounds 201, 213: 「このサイトで数値いじってるだけで楽しい。」「…面倒くさい。」
+    for feeling in ("このサイトで数値をいじってるだけで楽しい。", "プロジェクトごとに設定するのは面倒くさい。", "悲しすぎる。"):
+        assert found(ZENN_HEAD + polite + feeling + "\n", "rule:mixed-style") == [], feeling
+    # A statement, a request of the reader and an attribute stay slips.
+    for slip in ("このコマンドはファイルを削除する。", "ここは必ず確認してほしい。", "この方法では失敗することが多い。"):
+        assert found(ZENN_HEAD + polite + slip + "\n", "rule:mixed-style") == [14], slip
+    # Feelings still count towards the plain style: five polite sentences against four plain ones,
+    # one of them a feeling, is no majority to slip from (a memo mixing both).
+    plain = "一つ目は失敗した。\n二つ目も失敗した。\n三つ目も失敗した。\n本当に悩ましい。\n"
+    assert found(ZENN_HEAD + polite + plain, "rule:mixed-style") == []

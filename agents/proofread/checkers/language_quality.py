@@ -349,6 +349,7 @@ class LanguageQualityChecker(BaseChecker):
         } | _framing_notes(article, [s for s in sentences if s.text.rstrip().endswith(JA_FULL_STOPS)]) | _captions(article)
         boxed |= _labelled_notes(article) | _displayed_statements(article) | _numbered_items(article)
         quoted = _quoted_thoughts(sentences)
+        feelings: set[int] = set()
         for index, sentence in enumerate(sentences):
             tokens = tokenize(sentence.text)
             kind = article.kind(sentence.line_start)
@@ -407,7 +408,11 @@ class LanguageQualityChecker(BaseChecker):
                 style = sentence_style(tokens)
                 if style:
                     styles.append((sentence, style))
-        issues += self._mixed_style(article, styles)
+                # 「…とても楽しい。」「面倒くさい。」: a feeling said plainly is the writer's own voice, like
+                # a thought that trails off: it counts towards the plain style, but is named as no slip
+                if style == "plain" and _exclaims_feeling(tokens):
+                    feelings.add(len(styles) - 1)  # its place in `styles`
+        issues += self._mixed_style(article, styles, feelings)
         return issues
 
     def _length_ja(self, article: ParsedArticle, sentence: Sentence, tokens: list[Token]) -> list[Issue]:
@@ -539,7 +544,11 @@ class LanguageQualityChecker(BaseChecker):
                 ))
         return issues
 
-    def _mixed_style(self, article: ParsedArticle, styles: list[tuple[Sentence, Style]]) -> list[Issue]:
+    def _mixed_style(
+        self, article: ParsedArticle, styles: list[tuple[Sentence, Style]], feelings: frozenset[int] | set[int] = frozenset()
+    ) -> list[Issue]:
+        """The sentences of `styles` not in the article's majority style; `feelings` (places in
+        `styles`) count towards their style but are not named."""
         counts = Counter(style for _sentence, style in styles)
         if len(counts) < 2 or counts["polite"] == counts["plain"]:
             return []  # one style throughout, or as many sentences in each: no majority to slip from
@@ -569,9 +578,9 @@ class LanguageQualityChecker(BaseChecker):
                  "Mixing です/ます and である styles in the body reads as careless."),
                 line_end=sentence.line_end,
             )
-            for sentence, style in styles
+            for place, (sentence, style) in enumerate(styles)
             if style != majority and not (style == "polite" and COURTESY.search(sentence.text))
-            and registers.get(section_of(starts, sentence.line_start)) != style
+            and registers.get(section_of(starts, sentence.line_start)) != style and place not in feelings
         ]
 
     def _english(self, article: ParsedArticle, sentences: list[Sentence]) -> list[Issue]:
@@ -886,6 +895,26 @@ def _paragraphs_opening_with(article: ParsedArticle, opening: re.Pattern[str], *
                 found.add(end + 1)
                 end += 1
     return found
+
+
+# Adjectives of feeling (感情形容詞): said plainly they voice what the writer feels, not a statement
+# whose register slipped (rounds 44–213: such sentences in polite articles were labelled debatable
+# 「とても楽しい」「面倒くさい」「悲しすぎる」).
+_FEELINGS = {"嬉しい", "うれしい", "楽しい", "たのしい", "悲しい", "かなしい", "寂しい", "さみしい", "さびしい",
+             "恥ずかしい", "怖い", "こわい", "悔しい", "くやしい", "惜しい", "おしい", "面倒くさい", "めんどくさい",
+             "面倒臭い", "めんどい", "悩ましい", "羨ましい", "うらやましい", "欲しい", "ほしい", "懐かしい", "苦しい",
+             "辛い", "つらい", "もったいない", "勿体無い", "ありがたい", "有難い", "切ない", "心細い"}
+
+
+def _exclaims_feeling(tokens: list[Token]) -> bool:
+    """Whether the sentence ends in an adjective of feeling (with た, すぎる or a final particle after it)."""
+    words = [t for t in tokens if t.pos1 not in ("補助記号", "空白")]
+    while words and (words[-1].pos1 in ("助詞", "助動詞") or words[-1].base in ("すぎる", "過ぎる")):
+        words.pop()  # 楽しかった, 悲しすぎる, 欲しいな
+    if not words or words[-1].pos1 != "形容詞" or words[-1].base not in _FEELINGS:
+        return False
+    # 「確認してほしい。」 asks something of the reader: a request, not a feeling
+    return not (words[-1].base in ("欲しい", "ほしい") and len(words) > 1 and words[-2].surface in ("て", "で"))
 
 
 def _captions(article: ParsedArticle) -> set[int]:
