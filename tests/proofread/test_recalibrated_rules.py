@@ -712,3 +712,11 @@ def test_a_feeling_said_plainly_is_the_writers_voice_not_a_slip():
     # one of them a feeling, is no majority to slip from (a memo mixing both).
     plain = "一つ目は失敗した。\n二つ目も失敗した。\n三つ目も失敗した。\n本当に悩ましい。\n"
     assert found(ZENN_HEAD + polite + plain, "rule:mixed-style") == []
+
+
+def test_a_word_right_after_a_code_span_opening_a_list_item_is_a_particle():
+    # Round 220: 「* `Predictor` から `Segment` への依存を削減」 then 「* `FRIEND_TEST` から `TestPeer` へ変更」
+    items = "主な変更です。\n\n* `Predictor` から `Segment` への依存を削減\n* `FRIEND_TEST` から `TestPeer` へ変更\n"
+    assert found(ZENN_HEAD + items, "rule:doubled-conjunction") == []
+    assert found(ZENN_HEAD + "しかし、試しました。\nしかし、動きませんでした。\n", "rule:doubled-conjunction") != []
+

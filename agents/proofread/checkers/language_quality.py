@@ -372,10 +372,12 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             words = [t for t in tokens if t.pos1 not in ("空白",)]
             conjunction = words[0].surface if words and words[0].pos1 == "接続詞" else None
-            if conjunction and len(conjunction) == 1 and (
-                len(words) < 2 or words[1].surface not in "、，," or _after_code(article.lines[sentence.line_start - 1], conjunction)
-            ):
-                conjunction = None  # 「`code` で…」「- `xor rdi, rcx`で、…」: a one-kana で/が/と after masked code is a particle
+            if conjunction and (_after_code(article.lines[sentence.line_start - 1], conjunction) or (
+                len(conjunction) == 1 and (len(words) < 2 or words[1].surface not in "、，,")
+            )):
+                # 「`code` で…」「- `xor rdi, rcx`で、…」「* `Predictor` から `Segment` への…」: a word right
+                # after masked code is a particle, as is a one-kana で/が/と with no comma after it
+                conjunction = None
             if conjunction == "また" and len(words) > 1 and words[1].pos1 in ("動詞", "形容詞"):
                 conjunction = None  # 「また行きたい。」: また straight before a verb is the adverb "again", no connective
             if index and _new_section(article, sentences[index - 1], sentence):
