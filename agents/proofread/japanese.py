@@ -326,21 +326,30 @@ def _contrasted_later(tokens: list[Token], second: int, candidates: list[int]) -
     )
 
 
+def _own_predicate_end(tokens: list[Token], index: int) -> int | None:
+    """The index of the last word of the predicate that the particle at `index` attaches to, when
+    only its own words stand between them (no separator, particle or conjunction)."""
+    position = index + 1
+    while position < len(tokens) and tokens[position].pos1 not in _PREDICATES:
+        if _is_separator(tokens, position) or tokens[position].pos1 in ("助詞", "接続詞"):
+            return None
+        position += 1
+    if position >= len(tokens):
+        return None
+    while position + 1 < len(tokens) and tokens[position + 1].pos1 in ("助動詞", "動詞", "接尾辞") and (
+        tokens[position + 1].begin == tokens[position].end
+    ):
+        position += 1  # 持たせる, 保持される, 変換した: the predicate's last word decides
+    return position
+
+
 def _in_relative_clause(tokens: list[Token], index: int) -> bool:
     """Whether the particle at `index` belongs to a clause that modifies the noun after it:
     in 「コンポーネントを複数のチャンクを持つバンドルに分ける」 the second を is 持つ's own object, and
     the first waits for 分ける. A clause before a formal noun (〜を使うことで, 〜するために) is not one:
     its object competes with the sentence's own."""
-    position = index + 1
-    while position < len(tokens) and tokens[position].pos1 not in _PREDICATES:
-        if _is_separator(tokens, position) or tokens[position].pos1 in ("助詞", "接続詞"):
-            return False
-        position += 1
-    while position + 1 < len(tokens) and tokens[position + 1].pos1 in ("助動詞", "動詞", "接尾辞") and (
-        tokens[position + 1].begin == tokens[position].end
-    ):
-        position += 1  # 持たせる, 保持される, 変換した: the predicate's last word decides
-    if position + 1 >= len(tokens) or not tokens[position].conjugation_form.startswith("連体形"):
+    position = _own_predicate_end(tokens, index)
+    if position is None or position + 1 >= len(tokens) or not tokens[position].conjugation_form.startswith("連体形"):
         return False
     following = tokens[position + 1]
     return following.pos1 in ("名詞", "代名詞", "形状詞", "接頭辞", "連体詞") and following.surface not in _FORMAL_NOUNS
@@ -355,14 +364,10 @@ def _quoted_clause(tokens: list[Token], index: int) -> bool:
     """Whether the particle at `index` belongs to a clause quoted by と and a word of saying or naming
     after it: in 「これを公式サイトでは梯子を登る（climb the ladder）と表現している」 the second を is 登る's,
     inside the name the sentence quotes; the first waits for 表現する."""
-    position = index + 1
-    while position < len(tokens) and tokens[position].pos1 not in _PREDICATES:
-        if _is_separator(tokens, position) or tokens[position].pos1 in ("助詞", "接続詞"):
-            return False
-        position += 1
-    while position + 1 < len(tokens) and tokens[position + 1].pos1 in ("助動詞", "動詞", "接尾辞"):
-        position += 1  # 登れる, 消される: the predicate's last word comes before と
-    position += 1
+    end = _own_predicate_end(tokens, index)
+    if end is None:
+        return False
+    position = end + 1
     if position < len(tokens) and tokens[position].surface in "（(":
         closing = next((i for i in range(position, len(tokens)) if tokens[i].surface in "）)"), None)
         position = closing + 1 if closing is not None else len(tokens)  # an aside between: 「登る（climb the ladder）と」
@@ -528,7 +533,10 @@ def conjunctive_ga(tokens: list[Token]) -> list[Token]:
     (textlint's no-doubled-conjunctive-particle-ga)."""
     # 「…が…」 or （なぜだかは忘れたが…）: their own が. Not an aside within an aside, whose が is
     # one more turn of a sentence already hard to follow (round 4: 「…しませんが(…(…になりますが)…)」).
-    quoted = _inside_quotes(tokens) | _inside_quotes(tokens, _ASIDES, only_depth=1)
+    aside = _inside_quotes(tokens, _ASIDES, only_depth=1)
+    if all(i in aside or t.pos1 in ("補助記号", "空白") for i, t in enumerate(tokens)):
+        aside = set()  # 「(…ますが、…ですが、…。)」: the whole sentence in brackets is the sentence itself
+    quoted = _inside_quotes(tokens) | aside
     ga = [
         t for i, t in enumerate(tokens)
         if t.surface == "が" and t.pos1 == "助詞" and t.pos2 == "接続助詞" and i not in quoted

