@@ -171,7 +171,7 @@ def _compound_particle(tokens: list[Token], index: int) -> bool:
     if token.surface == "を" and previous is not None and (previous.base, following.base) in _WO_IDIOMS:
         return True
     if token.surface == "を" and following.base in _FIXED_NOUNS_AFTER_WO:
-        if previous is not None and previous.pos[2:3] == ("サ変可能",) and index >= 2 and tokens[index - 2].surface == "を":
+        if previous is not None and previous.pos[2] == "サ変可能" and index >= 2 and tokens[index - 2].surface == "を":
             return False  # 「タイトルを取得を例として」: 取得 took its own を, so this one is a second
         after = tokens[index + 2 : index + 4]  # 「を起点に」 or 「を起点として」 (と + する)
         return bool(after) and (after[0].surface == "に" or (
@@ -246,9 +246,9 @@ def doubled_particles(tokens: list[Token]) -> list[tuple[Token, Token]]:
 def _alternative_action(tokens: list[Token], index: int) -> bool:
     """A verbal noun then か, its する left out: 「ディレクトリを開閉かファイルを開けます」 offers two
     actions, each with its own を."""
-    following = tokens[index + 1] if index + 1 < len(tokens) else None
-    return (tokens[index].pos[:3] == ("名詞", "普通名詞", "サ変可能") and following is not None
-            and following.surface == "か" and following.pos1 == "助詞" and following.begin == tokens[index].end)
+    following = tokens[index + 1] if index + 1 < len(tokens) else NO_TOKEN
+    return (tokens[index].pos[:3] == ("名詞", "普通名詞", "サ変可能") and following.surface == "か"
+            and following.pos1 == "助詞" and following.begin == tokens[index].end)
 
 
 def _te_form_link(token: Token) -> bool:

@@ -103,10 +103,10 @@ def mask_code_spans(line: str) -> str:
 
 
 TRAILING_PUNCTUATION = ".,:;!?*_~'\""
-# After non-ASCII text, address syntax again: the text is part of an internationalised path
-# (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
 # A Markdown list item's marker (`-`, `*`, `+`, `1.`, `1)`), as a pattern to build on.
 LIST_MARKER = r"(?:[-*+]|\d+[.)])"
+# After non-ASCII text, address syntax again: the text is part of an internationalised path
+# (a slug such as `/65708/rustのresultについての質問-errore0277-…`), not prose after the address.
 _IRI_TAIL = re.compile(r"[^\x00-\x7f][^\s]*?[-/_?=#&%]")
 _PROSE_PUNCTUATION = re.compile(r"[、。，．！？「」『』（）：；・\u3000]")
 

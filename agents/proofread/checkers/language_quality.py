@@ -10,6 +10,7 @@ import itertools
 import re
 from bisect import bisect_right
 from collections import Counter
+from collections.abc import Set as AbstractSet
 from dataclasses import replace
 from typing import Literal
 
@@ -547,7 +548,7 @@ class LanguageQualityChecker(BaseChecker):
         return issues
 
     def _mixed_style(
-        self, article: ParsedArticle, styles: list[tuple[Sentence, Style]], feelings: frozenset[int] | set[int] = frozenset()
+        self, article: ParsedArticle, styles: list[tuple[Sentence, Style]], feelings: AbstractSet[int] = frozenset()
     ) -> list[Issue]:
         """The sentences of `styles` not in the article's majority style; `feelings` (places in
         `styles`) count towards their style but are not named."""
