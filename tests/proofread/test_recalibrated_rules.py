@@ -720,3 +720,30 @@ def test_a_word_right_after_a_code_span_opening_a_list_item_is_a_particle():
     assert found(ZENN_HEAD + items, "rule:doubled-conjunction") == []
     assert found(ZENN_HEAD + "しかし、試しました。\nしかし、動きませんでした。\n", "rule:doubled-conjunction") != []
 
+
+
+# --- rounds 223– -------------------------------------------------------------------------------
+
+
+def markdown_sources(text: str) -> list[tuple[str | None, int | None]]:
+    return [(issue.source, issue.line_start) for issue in checked("markdown_format", text)]
+
+
+def test_a_caption_over_two_lines_describes_its_figure():
+    # Round 230: 「*図1：ハブ中心性（左）とオーソリティ中心性（右）」 then 「出所）Stachurski et al. (2022)*」
+    figure = "![](https://example.com/hub.png =350x)\n*図1：ハブ中心性（左）とオーソリティ中心性（右）\n出所）Stachurski et al. (2022)*\n"
+    assert ("rule:image-alt", 9) not in markdown_sources(ZENN_HEAD + figure)
+    # A caption over two lines that only names its source still describes nothing, and an
+    # emphasis that never closes is no caption.
+    source_only = "![](https://example.com/hub.png)\n*出典：\nStachurski et al. (2022)*\n"
+    assert ("rule:image-alt", 9) in markdown_sources(ZENN_HEAD + source_only)
+    unclosed = "![](https://example.com/hub.png)\n*図1：ハブ中心性\nの比較\n\n次の段落です。\n"
+    assert ("rule:image-alt", 9) in markdown_sources(ZENN_HEAD + unclosed)
+
+
+def test_a_value_written_in_words_for_the_reader_is_no_credential():
+    # Round 230: Hardhat's config with `apiKey: "EtherScanのAPIKey"`: what to put there, in Japanese.
+    config = "```js\nmodule.exports = {\n  etherscan: {\n    apiKey: \"EtherScanのAPIKey\"\n  }\n};\n```\n"
+    assert "rule:hardcoded-credential" not in code_sources(ZENN_HEAD + "設定です。\n\n" + config)
+    literal = config.replace("EtherScanのAPIKey", "correcthorsebattery")
+    assert "rule:hardcoded-credential" in code_sources(ZENN_HEAD + "設定です。\n\n" + literal)

@@ -6,6 +6,7 @@ Zenn and Qiita syntax (`:::message`, `:::note`, `@[card](…)`, `![](url =250x)`
 from __future__ import annotations
 
 import asyncio
+import itertools
 import re
 import unicodedata
 
@@ -84,14 +85,41 @@ def _captioned(article: ParsedArticle, line: int) -> bool:
     if away:
         caption = CAPTION_LINE.match(article.lines[line + 1])
     if caption is None:
-        return False
-    said = caption.group("emphasis") or caption.group("html") or ""
+        said = _caption_over_lines(article.lines, line)
+        if said is None:
+            return False
+    else:
+        said = caption.group("emphasis") or caption.group("html") or ""
     if away and not FIGURE_LABEL.match(said):
         return False  # emphasis a blank line away is a paragraph of its own unless it calls itself a figure
     text = re.sub(r"<[^>]+>", "", said)
     # 「契約プランの比較（公式引用）」: a description with its source in brackets still describes it
     described = SOURCE_NOTE.sub("", text)
     return bool(described.strip(" 　-–—:：")) and not SOURCE_ONLY.search(described)
+
+
+# The line of a caption that gives only where the figure comes from (「出所）Stachurski et al. (2022)」).
+SOURCE_LINE = re.compile(r"^\s*(?:出所|出典|引用|参照|(?:source|credits?|via)\b)", re.I)
+
+
+def _caption_over_lines(lines: list[str], start: int) -> str | None:
+    """The text of an emphasised caption that opens on `lines[start]` (0-based: the line right below
+    the image) and closes a line or two further down in the same paragraph (「*図1：ハブ中心性（左）…」 then
+    「出所）Stachurski et al. (2022)*」), up to the line that starts naming its source; None if there is none."""
+    opening = re.match(r"^\s*(\*{1,2}|_{1,2})(?=\S)", lines[start])
+    if opening is None or lines[start].rstrip().endswith(opening.group(1)):
+        return None
+    marker, parts = opening.group(1), [lines[start][opening.end() :]]
+    for index in range(start + 1, min(start + 3, len(lines))):
+        text = lines[index].rstrip()
+        if not text.strip() or IMAGE_ONLY_LINE.match(text):
+            return None  # the paragraph ends before the emphasis does: no caption
+        if text.endswith(marker) and not text.endswith(marker + marker[0]):
+            parts.append(text[: -len(marker)])
+            said = itertools.takewhile(lambda part: not SOURCE_LINE.match(part), parts)
+            return " ".join(part.strip() for part in said)
+        parts.append(text)
+    return None
 
 
 def _is_punctuation(char: str) -> bool:

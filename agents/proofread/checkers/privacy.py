@@ -177,6 +177,8 @@ def assigned_secrets(line: str) -> Iterator[re.Match[str]]:
             continue  # `{{resolve:secretsmanager:…:SecretString:password}}`: a template's lookup, no literal
         if line[: match.start(1)].endswith("://"):
             continue  # `https://oauth2:$TOKEN@host`: a URL's user and password, which url-credentials judges
+        if (after := line[match.end(2) : match.end(2) + 1]).isalpha() and not after.isascii():
+            continue  # `apiKey: "EtherScanのAPIKey"`: words telling the reader what goes there, not a value
         if not not_a_secret(match.group(1), match.group(2)):
             yield match
 
