@@ -566,6 +566,9 @@ MESSAGES["empty-section"]["{count} sections are empty (lines {lines})."] = "空�
 MESSAGES["md001"]["{count} headings jump more than one level (lines {lines})."] = (
     "見出しのレベルが二段以上飛んでいる所が{count}か所あります（{lines}行目）。"
 )
+MESSAGES["md019"]["{count} headings have several spaces after the # (lines {lines})."] = (
+    "# の後ろに空白が複数ある見出しが{count}個あります（{lines}行目）。"
+)
 MESSAGES["md027"]["{count} quoted lines have several spaces after the > (lines {lines})."] = (
     "引用の > の後ろに空白が複数ある行が{count}行あります（{lines}行目）。"
 )

@@ -258,6 +258,7 @@ GROUPED_RULES: dict[str, str] = {
     "md039": "{count} links have spaces inside their text (lines {lines}).",  # a table of contents' every entry
     "strong-flanking": "{count} bold spans next to punctuation will not render (lines {lines}).",  # a writer's habit
     "md001": "{count} headings jump more than one level (lines {lines}).",  # `#` sections with `###` under each
+    "md019": "{count} headings have several spaces after the # (lines {lines}).",  # `###  Name` for every item of a list
     "code-language": "{count} code blocks have no language tag (lines {lines}).",  # a writer who never tags
     "md027": "{count} quoted lines have several spaces after the > (lines {lines}).",  # one quote, every line
     "http-image": "{count} images load over insecure http:// (lines {lines}).",  # one image host, every figure

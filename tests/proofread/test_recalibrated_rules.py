@@ -747,3 +747,27 @@ def test_a_value_written_in_words_for_the_reader_is_no_credential():
     assert "rule:hardcoded-credential" not in code_sources(ZENN_HEAD + "設定です。\n\n" + config)
     literal = config.replace("EtherScanのAPIKey", "correcthorsebattery")
     assert "rule:hardcoded-credential" in code_sources(ZENN_HEAD + "設定です。\n\n" + literal)
+
+
+def test_a_data_block_that_sets_variants_side_by_side_is_not_one_document():
+    # Round 239: mise.toml with `# ✅ …` over `node = "22"` and `# ❌ …` over `node = "22.5.0"`.
+    variants = '```toml:mise.toml\n[tools]\n# ✅ install_before が効く\nnode = "22"\n\n# ❌ スキップされる\nnode = "22.5.0"\n```\n'
+    assert "rule:syntax-toml" not in code_sources(ZENN_HEAD + "設定です。\n\n" + variants)
+    for marks in (("# NG", "# OK"), ("# 悪い例", "# 良い例")):
+        yaml = f"```yaml\n{marks[0]}\nname: a\n{marks[1]}\nname: b\n  bad: [\n```\n"
+        assert "rule:syntax-yaml" not in code_sources(ZENN_HEAD + "設定です。\n\n" + yaml)
+    # One marked line is a comment like any other: the block is still one document.
+    single = '```toml\n[tools]\n# ✅ これで動く\nnode = "22"\nnode = "22.5.0"\n```\n'
+    assert "rule:syntax-toml" in code_sources(ZENN_HEAD + "設定です。\n\n" + single)
+
+
+def test_several_spaces_after_a_heading_marker_are_one_finding_per_article():
+    # Round 236: a plugin list whose twenty `###  Name` headings each had a finding of their own.
+    headings = "".join(f"###  Plugin {n}\n\n説明です。\n\n" for n in range(1, 6))
+    found = checked("markdown_format", ZENN_HEAD + "## 一覧\n\n" + headings)
+    assert [i.line_start for i in found if i.source == "pymarkdownlnt:MD019"] == [11, 15, 19, 23, 27]
+    issues = [i for i in apply_rule_control(found, {}) if i.source == "pymarkdownlnt:MD019"]
+    assert [i.problem for i in issues] == ["5 headings have several spaces after the # (lines 11, 15, 19, 23, 27)."]
+    # Three or fewer stay findings of their own.
+    few = [i for i in apply_rule_control(found[:3], {}) if i.source == "pymarkdownlnt:MD019"]
+    assert len(few) == len([i for i in found[:3] if i.source == "pymarkdownlnt:MD019"])

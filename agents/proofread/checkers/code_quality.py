@@ -41,6 +41,12 @@ ELISION = re.compile(
 SHOWN_SYNTAX_ERROR = re.compile(r"(?m)^\s*#.*\bSyntaxError\b")
 # A line that points at the code above it (`    ↑ ここを変えるだけ`): a note, not code.
 ANNOTATION = re.compile(r"^\s*[↑↓←⇑⇐]", re.M)
+# A comment that marks one of the variants a block sets side by side (`# ✅ …` then `# ❌ …`, `// NG`,
+# `# 良い例`): the block shows alternatives of one document, not one document.
+VARIANT_MARK = re.compile(
+    r"^\s*(?:#|//|--)\s*(?:✅|❌|⭕|⭕️|✔️?|✖️?|×|〇|○|OK\b|NG\b|good\b|bad\b|before\b|after\b|良い例|悪い例|正しい|誤り)",
+    re.M | re.I,
+)
 _METADATA_LINE = re.compile(r"[A-Za-z][\w-]*:\s+[^=\s][^=]*")
 _PYTHON_CLAUSES = {"else", "try", "finally", "lambda", "except"}
 
@@ -299,6 +305,7 @@ class CodeQualityChecker(BaseChecker):
             DIFF_LINE.search(block.content)  # `+    timeout-minutes: 11`, `- HOOK_URL = …`: a change shown as a diff
             or PROMPT.match(block.content.lstrip("\n"))  # `$ ansible-playbook site.yml` and its output: a session
             or ANNOTATION.search(block.content)  # `↑ random_stateを1→0に変えるだけ`: the writer's note drawn in
+            or len(VARIANT_MARK.findall(block.content)) > 1  # `# ✅ …` / `# ❌ …`: variants side by side
         ):
             return []  # other text under a data or code tag: no document to parse
         if language in PYTHON and _metadata_only(block.content):
