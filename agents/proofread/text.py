@@ -448,6 +448,20 @@ _CLOSING_QUOTES = "”\"’"
 _ENDS_IN_EMOJI = re.compile(
     "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*\\s*$"
 )
+# The same pictograph run ending at a given place, and what must come before it for it to end a
+# sentence: a word, not a particle that goes on (「この機能は 🔥 すごい」).
+_EMOJI_BEFORE = re.compile(
+    "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*$"
+)
+_EMOJI_PART = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\U0001F3FB-\U0001F3FF\u2640\u2642]")
+_GOES_ON = "はをがにでとのもへやてばや、，（(「『"
+
+
+def _ends_a_thought(before: str) -> bool:
+    last = before.rstrip()[-1:]
+    return has_japanese(last) and last not in _GOES_ON
+
+
 SHORT_LINE_WORDS = 8
 
 
@@ -518,6 +532,13 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
         # `ADMIconRef&#8230;Also i would…`, `…so it goes… Then`: an ellipsis before a capital ends one
         after = line[index + 1 :].lstrip()
         return after[:1].isupper()
+    if japanese and following.isspace() and _EMOJI_PART.match(char) and (
+        emoji := _EMOJI_BEFORE.search(line, max(0, index - 16), index + 1)
+    ) and (
+        _ends_a_thought(line[: emoji.start()]) and not _line_ends(line, index + 1)
+        and line[index + 1 :].lstrip()[:1] not in _GOES_ON + "。．）)」』"  # 「家族 👨‍👩‍👧 で行った」 goes on
+    ):
+        return True  # 「…本音になります 😅 v3 系の…」: an emoji between sentences stands for its 。, as at a line's end
     if char in ".!?":
         if japanese and char == ".":
             # `…考え方です.個々の…`: a writer who types ASCII , and . for 、 and 。 ends sentences so; a

@@ -771,3 +771,32 @@ def test_several_spaces_after_a_heading_marker_are_one_finding_per_article():
     # Three or fewer stay findings of their own.
     few = [i for i in apply_rule_control(found[:3], {}) if i.source == "pymarkdownlnt:MD019"]
     assert len(few) == len([i for i in found[:3] if i.source == "pymarkdownlnt:MD019"])
+
+
+def test_an_emoji_between_two_sentences_ends_the_first():
+    # Round 241: 「…本音になります 😅 v3 系の…早計でしたね 💦 言ってしまえば、…」 is three sentences.
+    line = ("正直期待値をちょっと下回った、というのが本音になります 😅 v3 系のシンタックスをサポートするという事前の告知から、"
+            "色々復刻すると思ってしまいましたがそれは早計でしたね 💦 言ってしまえば、`export default {}` を明示的に"
+            "書かなくても良くなった、くらいのアップデートでした。")
+    assert problems(line, "rule:sentence-length") == []
+    # An emoji after a particle, or before one, is inside its sentence.
+    clauses = ("設定ファイルを読み込んでから環境変数を確認し、必要であればキャッシュを消してからもう一度ビルドを実行して、"
+               "その結果をログに残しておくと、後で問題が起きたときに原因を追いやすくなるので、手順として文書にまとめ、"
+               "新しく入ったメンバーにも共有できるようにチームで決めておくと便利です。")
+    assert problems(clauses, "rule:sentence-length") != []
+    assert problems("この機能は 🔥 " + clauses, "rule:sentence-length") != []
+    assert problems("家族 👨‍👩‍👧 で" + clauses, "rule:sentence-length") != []
+
+
+def test_a_reference_entry_with_little_japanese_is_no_long_japanese_sentence():
+    # Round 244: 「- Reuters通信: 「TikTok CEO: …」 ([TikTok CEO: … | Reuters](https://…)) (…)（…ニュース）」
+    # under 参考資料: its length is an English title given three times, not Japanese prose.
+    title = "TikTok CEO: App has never shared US data with Chinese government"
+    url = "https://www.reuters.com/technology/tiktok-ceo-app-has-never-shared-us-data-with-chinese-goverment-2023-03-22/"
+    entry = f"- Reuters通信: 「{title}」 ([{title} | Reuters]({url})) ([{title} | Reuters])（米議会公聴会でのTikTok CEO証言に関するニュース）  \n"
+    text = ZENN_HEAD + "**参考資料・URL**\n\n" + entry + "\n---\n\n:::message\n**開発のご相談について**\n:::\n"
+    assert found(text, "rule:sentence-length") == []
+    # A long sentence with English names in it is still one (30 or more kana and kanji).
+    sentence = ("Google Cloud Run と AWS App Runner と Azure Container Apps を比べると、" + "料金体系も起動時間も" * 6
+                + "かなり違うので、用途に合わせて選ぶ必要があります。")
+    assert problems(sentence, "rule:sentence-length") != []
