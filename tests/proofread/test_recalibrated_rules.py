@@ -800,3 +800,16 @@ def test_a_reference_entry_with_little_japanese_is_no_long_japanese_sentence():
     sentence = ("Google Cloud Run と AWS App Runner と Azure Container Apps を比べると、" + "料金体系も起動時間も" * 6
                 + "かなり違うので、用途に合わせて選ぶ必要があります。")
     assert problems(sentence, "rule:sentence-length") != []
+
+
+def test_a_table_whose_header_cells_caption_its_images_holds_captioned_figures():
+    # Round 245: 「|画像1：貼り付け後のCharuco Board|」「|---|」「|![][1]|」, reference-style images.
+    figures = ("|画像1：貼り付け後のCharuco Board|\n|---|\n|![][1]|\n\n"
+               "|画像3：webカメラのボード|画像4：iphoneカメラのボード|\n|---|---|\n|![][3]|![][4]|\n\n"
+               "[1]: /images/a.png\n[3]: /images/c.png\n[4]: /images/d.png\n")
+    assert [s for s in markdown_sources(ZENN_HEAD + figures) if s[0] == "rule:image-alt"] == []
+    # Headers that only say which is which (入力前 / 入力後), or one that names only a source, caption nothing.
+    states = "| 入力前 | 入力後 |\n| ---- | ---- |\n| ![](/images/a.png) | ![](/images/b.png) |\n"
+    assert len([s for s in markdown_sources(ZENN_HEAD + states) if s[0] == "rule:image-alt"]) == 2
+    source = "|図1：出典 https://example.com|\n|---|\n|![](/images/a.png)|\n"
+    assert len([s for s in markdown_sources(ZENN_HEAD + source) if s[0] == "rule:image-alt"]) == 1

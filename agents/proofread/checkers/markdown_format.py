@@ -70,7 +70,30 @@ SOURCE_NOTE = re.compile(r"[(（\[［][^()（）\[\]［］]*[)）\]］]")  # a b
 
 # A caption that calls itself one (「*Figure 2: …*」, 「*図3 …*」): a blank line may stand between it and
 # its image, as Hashnode and Medium exports put it.
-FIGURE_LABEL = re.compile(r"^(?:fig(?:ure)?\.?\s*\d+|図\s*\d+)\s*[:：.．]?\s*\S", re.I)
+FIGURE_LABEL = re.compile(r"^(?:fig(?:ure)?\.?\s*\d+|(?:図|画像|映像|写真|動画)\s*\d+)\s*[:：.．]?\s*\S", re.I)
+# A table that holds figures: its header cells caption the images in the row under the delimiter
+# (「|画像1：貼り付け後のCharuco Board|」, 「|---|」, 「|![][1]|」).
+_TABLE_CELLS = re.compile(r"^\s*\|(.*)\|\s*$")
+_DELIMITER_CELL = re.compile(r"^\s*:?-{3,}:?\s*$")
+_IMAGE_CELL = re.compile(r"^\s*(?:!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\s*)+$")
+
+
+def _cell_texts(line: str) -> list[str] | None:
+    found = _TABLE_CELLS.match(line)
+    return re.split(r"(?<!\\)\|", found.group(1)) if found else None
+
+
+def _in_figure_table(article: ParsedArticle, line: int) -> bool:
+    """An image in the row right under a table's delimiter whose every cell is images, and whose
+    header cells each name a figure and say what it shows (FIGURE_LABEL): a captioned figure."""
+    if line < 3:
+        return False
+    row, delimiter, header = (_cell_texts(article.lines[number - 1]) for number in (line, line - 1, line - 2))
+    if row is None or delimiter is None or header is None or not all(_DELIMITER_CELL.match(c) for c in delimiter):
+        return False
+    return all(_IMAGE_CELL.match(cell) for cell in row) and all(
+        FIGURE_LABEL.match(cell.strip()) and not SOURCE_ONLY.search(cell) for cell in header
+    )
 
 
 def _captioned(article: ParsedArticle, line: int) -> bool:
@@ -549,7 +572,9 @@ class MarkdownFormatChecker(BaseChecker):
                     "Descriptive link text reads better and tells readers where the link goes.",
                     "rule:bare-url",
                 ))
-            elif link.kind == "image" and not link.text.strip() and not _captioned(article, link.line):
+            elif link.kind == "image" and not link.text.strip() and not (
+                _captioned(article, link.line) or _in_figure_table(article, link.line)
+            ):
                 issues.append(self.issue(
                     article, "warning", link.line, f"Image {link.url or '(no URL)'} has no alt text.",
                     "Describe the image inside the brackets: ![構成図](…).",
