@@ -444,17 +444,14 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
 
 
 _CLOSING_QUOTES = "”\"’"
-# A pictograph (with its variation selector or skin tone) closing a line: 👀, 💦, ☀️, 🙇‍♂️.
-_ENDS_IN_EMOJI = re.compile(
-    "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*\\s*$"
-)
-# The same pictograph run ending at a given place, and what must come before it for it to end a
-# sentence: a word, not a particle that goes on (「この機能は 🔥 すごい」).
-_EMOJI_BEFORE = re.compile(
-    "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*$"
-)
+# A pictograph with its variation selector, skin tone or joined parts: 👀, 💦, ☀️, 🙇‍♂️.
+_EMOJI_RUN = "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*"
+_ENDS_IN_EMOJI = re.compile(_EMOJI_RUN + "\\s*$")  # closing a line
+# One ending at a given place, and what must come before it for it to end a sentence: a word, not a
+# particle that goes on (「この機能は 🔥 すごい」).
+_EMOJI_BEFORE = re.compile(_EMOJI_RUN + "$")
 _EMOJI_PART = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\U0001F3FB-\U0001F3FF\u2640\u2642]")
-_GOES_ON = "はをがにでとのもへやてばや、，（(「『"
+_GOES_ON = "はをがにでとのもへやてば、，（(「『"
 
 
 def _ends_a_thought(before: str) -> bool:
