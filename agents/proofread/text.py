@@ -295,6 +295,11 @@ def count_kana(text: str) -> int:
     return len(_KANA.findall(text))
 
 
+def count_japanese(text: str) -> int:
+    """How many kana and kanji `text` holds."""
+    return len(_JA_CHAR.findall(text))
+
+
 def has_japanese(text: str) -> bool:
     return _JA_CHAR.search(text) is not None
 
@@ -445,12 +450,14 @@ def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sen
 
 _CLOSING_QUOTES = "”\"’"
 # A pictograph with its variation selector, skin tone or joined parts: 👀, 💦, ☀️, 🙇‍♂️.
-_EMOJI_RUN = "[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55][\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642\U0001F300-\U0001FAFF]*"
+_PICTOGRAPHS = "\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55"
+_EMOJI_MODIFIERS = "\uFE0F\u200D\U0001F3FB-\U0001F3FF\u2640\u2642"
+_EMOJI_RUN = f"[{_PICTOGRAPHS}][{_EMOJI_MODIFIERS}{_PICTOGRAPHS}]*"
 _ENDS_IN_EMOJI = re.compile(_EMOJI_RUN + "\\s*$")  # closing a line
 # One ending at a given place, and what must come before it for it to end a sentence: a word, not a
 # particle that goes on (「この機能は 🔥 すごい」).
 _EMOJI_BEFORE = re.compile(_EMOJI_RUN + "$")
-_EMOJI_PART = re.compile("[\U0001F300-\U0001FAFF\u2600-\u27BF\u2B50\u2B55\uFE0F\U0001F3FB-\U0001F3FF\u2640\u2642]")
+_EMOJI_PART = re.compile(f"[{_PICTOGRAPHS}{_EMOJI_MODIFIERS}]")
 _GOES_ON = "はをがにでとのもへやてば、，（(「『"
 
 
@@ -531,11 +538,11 @@ def _ends_sentence(line: str, index: int, japanese: bool) -> bool:
         return after[:1].isupper()
     if japanese and following.isspace() and _EMOJI_PART.match(char) and (
         emoji := _EMOJI_BEFORE.search(line, max(0, index - 16), index + 1)
-    ) and (
-        _ends_a_thought(line[: emoji.start()]) and not _line_ends(line, index + 1)
-        and line[index + 1 :].lstrip()[:1] not in _GOES_ON + "。．）)」』"  # 「家族 👨‍👩‍👧 で行った」 goes on
-    ):
-        return True  # 「…本音になります 😅 v3 系の…」: an emoji between sentences stands for its 。, as at a line's end
+    ) and _ends_a_thought(line[: emoji.start()]):
+        # 「…本音になります 😅 v3 系の…」: an emoji between sentences stands for its 。, as at a line's end,
+        # unless a particle follows it (「家族 👨‍👩‍👧 で行った」 goes on)
+        after = _NEXT_WORD.match(line, index + 1).group(1)  # type: ignore[union-attr]  # \s*(\S?) always matches
+        return bool(after) and after not in _GOES_ON + "。．）)」』"
     if char in ".!?":
         if japanese and char == ".":
             # `…考え方です.個々の…`: a writer who types ASCII , and . for 、 and 。 ends sentences so; a

@@ -37,6 +37,7 @@ from agents.proofread.text import (
     JA_FULL_STOPS,
     LIST_MARKER,
     Sentence,
+    count_japanese,
     has_japanese,
     lift_inline_footnotes,
     list_items,
@@ -99,7 +100,6 @@ LATIN_RUN_CHARS = 20
 # A sentence with fewer kana and kanji than this is no long Japanese sentence, however long it
 # is: its length is an English title or a name given twice (a reference list's entry).
 MIN_JAPANESE_LETTERS = 30
-JAPANESE_LETTER = re.compile(r"[\u3040-\u30ff\u4e00-\u9fff]")
 MAX_FRAMING_SENTENCES = 3  # a note set off by a thematic break above or below the body is this short
 # A link's destination, with an optional title: `(https://… "title")`.
 _LINK_DESTINATION = r"\([^)\s]+(?:\s+\"[^\"]*\")?\)"
@@ -442,7 +442,7 @@ class LanguageQualityChecker(BaseChecker):
             if len(pieces) > 1 and any(pieces[1:]):
                 length -= sum(pieces) - max(pieces)
         limit = self.config.max_sentence_chars_ja
-        if length < limit or len(JAPANESE_LETTER.findall(text)) < MIN_JAPANESE_LETTERS:
+        if length < limit or count_japanese(text) < MIN_JAPANESE_LETTERS:
             return []
         return [self._say(
             article, "suggestion", sentence.line_start, "rule:sentence-length",
