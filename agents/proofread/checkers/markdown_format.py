@@ -73,14 +73,8 @@ SOURCE_NOTE = re.compile(r"[(（\[［][^()（）\[\]［］]*[)）\]］]")  # a b
 FIGURE_LABEL = re.compile(r"^(?:fig(?:ure)?\.?\s*\d+|(?:図|画像|映像|写真|動画)\s*\d+)\s*[:：.．]?\s*\S", re.I)
 # A table that holds figures: its header cells caption the images in the row under the delimiter
 # (「|画像1：貼り付け後のCharuco Board|」, 「|---|」, 「|![][1]|」).
-_TABLE_CELLS = re.compile(r"^\s*\|(.*)\|\s*$")
 _DELIMITER_CELL = re.compile(r"^\s*:?-{3,}:?\s*$")
 _IMAGE_CELL = re.compile(r"^\s*(?:!\[[^\]]*\](?:\([^)]*\)|\[[^\]]*\])\s*)+$")
-
-
-def _cell_texts(line: str) -> list[str] | None:
-    found = _TABLE_CELLS.match(line)
-    return re.split(r"(?<!\\)\|", found.group(1)) if found else None
 
 
 def _in_figure_table(article: ParsedArticle, line: int) -> bool:
@@ -88,8 +82,11 @@ def _in_figure_table(article: ParsedArticle, line: int) -> bool:
     header cells each name a figure and say what it shows (FIGURE_LABEL): a captioned figure."""
     if line < 3:
         return False
-    row, delimiter, header = (_cell_texts(article.lines[number - 1]) for number in (line, line - 1, line - 2))
-    if row is None or delimiter is None or header is None or not all(_DELIMITER_CELL.match(c) for c in delimiter):
+    rows = [article.lines[number - 1] for number in (line, line - 1, line - 2)]
+    if not all(text.strip().startswith("|") and text.strip().endswith("|") for text in rows):
+        return False
+    row, delimiter, header = (_row_cells(text) for text in rows)
+    if not all(_DELIMITER_CELL.match(cell) for cell in delimiter):
         return False
     return all(_IMAGE_CELL.match(cell) for cell in row) and all(
         FIGURE_LABEL.match(cell.strip()) and not SOURCE_ONLY.search(cell) for cell in header
@@ -613,12 +610,17 @@ def _after_link_text(line: str, column: int) -> bool:
     return 0 < index < len(line) and line[index] == "(" and line[index - 1] == "]"
 
 
-def _cells(row: str) -> int:
-    """How many cells a table row has, its outer pipes left out."""
+def _row_cells(row: str) -> list[str]:
+    """A table row's cells, its outer pipes left out."""
     text = row.strip()
     text = text[1:] if text.startswith("|") else text
     text = text[:-1] if text.endswith("|") and not text.endswith("\\|") else text
-    return len(re.split(r"(?<!\\)\|", text))
+    return re.split(r"(?<!\\)\|", text)
+
+
+def _cells(row: str) -> int:
+    """How many cells a table row has, its outer pipes left out."""
+    return len(_row_cells(row))
 
 
 def _runs(numbers: list[int]) -> list[tuple[int, int]]:
