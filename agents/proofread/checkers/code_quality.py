@@ -44,7 +44,7 @@ ANNOTATION = re.compile(r"^\s*[↑↓←⇑⇐]", re.M)
 # A comment that marks one of the variants a block sets side by side (`# ✅ …` then `# ❌ …`, `// NG`,
 # `# 良い例`): the block shows alternatives of one document, not one document.
 VARIANT_MARK = re.compile(
-    r"^\s*(?:#|//|--)\s*(?:✅|❌|⭕|⭕️|✔️?|✖️?|×|〇|○|OK\b|NG\b|good\b|bad\b|before\b|after\b|良い例|悪い例|正しい|誤り)",
+    r"^\s*(?:#|//|--)\s*(?:✅|❌|⭕|✔️?|✖️?|×|〇|○|OK\b|NG\b|good\b|bad\b|before\b|after\b|良い例|悪い例|正しい|誤り)",
     re.M | re.I,
 )
 _METADATA_LINE = re.compile(r"[A-Za-z][\w-]*:\s+[^=\s][^=]*")
