@@ -20,7 +20,6 @@ from bot.storage import AppDatabase
 log = logging.getLogger(__name__)
 
 LOCAL = "console"  # the terminal: the person at the keyboard runs the bot, so is never refused
-ROLE_PLATFORMS = frozenset({"discord"})  # platforms whose members have roles
 
 NOT_THIS_WORKSPACE = "Sorry, I'm not enabled in this workspace. Ask an admin of this bot to add it."
 NO_DIRECT_MESSAGES = "Sorry, I don't take direct messages. Mention me in a channel where I'm enabled."
@@ -64,8 +63,8 @@ class AccessPolicy:
                 return NO_DIRECT_MESSAGES
         elif self.channels and turn.channel_id not in self.channels:
             return NOT_THIS_CHANNEL
-        roles = self.roles if platform in ROLE_PLATFORMS else frozenset()
-        if (self.users or roles) and turn.user_id not in self.users and not roles.intersection(turn.roles):
+        roles = self.roles if turn.roles is not None else frozenset()  # where members have roles
+        if (self.users or roles) and turn.user_id not in self.users and not roles.intersection(turn.roles or ()):
             return NOT_THIS_USER
         return None
 

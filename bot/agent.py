@@ -76,12 +76,13 @@ class TurnInput:
     currency: str = "USD"
     timezone: str = "UTC"
     delivery_id: str | None = None  # the platform's id for this delivery; a repeat is ignored
-    # Where the turn comes from, for access control (bot/access.py): the Slack team or Discord
-    # guild ("" for none), the channel (a Discord thread's parent), the member's Discord roles,
+    # Where the turn comes from, for access control (bot/access.py): the workspace (Slack team,
+    # Discord guild; "" for none), the channel (a Discord thread's parent), the member's roles
+    # where the platform has roles (None where it has none: a role rule does not apply there),
     # and whether it is a direct message.
     workspace_id: str = ""
     channel_id: str = ""
-    roles: tuple[str, ...] = ()
+    roles: tuple[str, ...] | None = None
     direct: bool = False
 
     @classmethod
@@ -129,6 +130,7 @@ class CliCommand:
     configure: Callable[[argparse.ArgumentParser], None] = lambda parser: None
     group: str | None = None  # e.g. "data" for `python -m bot data seed`
     interactive: bool = False  # a terminal conversation: keep INFO logs off the screen
+    quiet_loggers: tuple[str, ...] = ()  # its libraries' loggers that say too much at INFO
 
 
 class OnFirstUse:

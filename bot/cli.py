@@ -108,7 +108,7 @@ def _logging(settings: Settings, command: CliCommand) -> None:
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(asctime)s %(levelname)s %(name)s: %(message)s"
     )
-    for noisy in ("httpx", "httpcore", "aiosqlite", "openai", "slack_bolt.App", "discord"):
+    for noisy in ("httpx", "httpcore", "aiosqlite", "openai", *command.quiet_loggers):
         logging.getLogger(noisy).setLevel(max(logging.WARNING, logging.getLevelName(level)))
 
 

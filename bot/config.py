@@ -7,9 +7,17 @@ import binascii
 import contextlib
 from functools import cached_property
 from pathlib import Path
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import AliasChoices, Field, SecretStr, ValidationError, field_validator, model_validator
+from pydantic import (
+    AliasChoices,
+    Field,
+    PrivateAttr,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -20,6 +28,8 @@ class ConfigError(Exception):
 def _env(*names: str) -> AliasChoices:
     return AliasChoices(*names)
 
+
+S = TypeVar("S", bound=BaseSettings)
 
 # Ids from the environment as "T01,T02" (no JSON), kept as a list.
 IdList = Annotated[list[str], NoDecode]
@@ -106,23 +116,30 @@ class Settings(BaseSettings):
     daily_token_budget: int = Field(0, ge=0, validation_alias=_env("CONCIERGE_DAILY_TOKEN_BUDGET"))
     checkpoint_key: SecretStr | None = Field(None, validation_alias=_env("CONCIERGE_CHECKPOINT_KEY"))
 
-    # --- platforms ----------------------------------------------------------------------
-    slack_bot_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_BOT_TOKEN"))
-    slack_signing_secret: SecretStr | None = Field(None, validation_alias=_env("SLACK_SIGNING_SECRET"))
-    slack_app_token: SecretStr | None = Field(None, validation_alias=_env("SLACK_APP_TOKEN"))
-    slack_api_base_url: str = Field(
-        "https://slack.com/api/", validation_alias=_env("SLACK_API_BASE_URL")
-    )
-    slack_native_streaming: bool = Field(False, validation_alias=_env("SLACK_NATIVE_STREAMING"))
-    discord_bot_token: SecretStr | None = Field(None, validation_alias=_env("DISCORD_BOT_TOKEN"))
-    discord_api_base_url: str = Field(
-        "https://discord.com/api/v10", validation_alias=_env("DISCORD_API_BASE_URL")
-    )
+    # --- serving ----------------------------------------------------------------------
+    # Platforms' own settings (SLACK_*, DISCORD_*) live in their packages: `section(model)`.
     port: int = Field(3000, ge=1, le=65535, validation_alias=_env("PORT"))
     log_level: str = Field("INFO", validation_alias=_env("CONCIERGE_LOG_LEVEL"))
     event_loop: Literal["uvloop", "asyncio"] = Field("uvloop", validation_alias=_env("CONCIERGE_EVENT_LOOP"))
 
-    @field_validator("openai_base_url", "slack_api_base_url", "discord_api_base_url")
+    # What these settings were built with (`load_settings(**overrides)`), for `section`.
+    _overrides: dict[str, Any] = PrivateAttr(default_factory=dict)
+    _sections: dict[type[BaseSettings], BaseSettings] = PrivateAttr(default_factory=dict)
+
+    def __init__(self, **values: Any) -> None:
+        super().__init__(**values)
+        self._overrides = values
+
+    def section(self, model: type[S]) -> S:
+        """A package's own settings model (a platform's SLACK_* or DISCORD_*), read from the same
+        sources as these settings: the environment, `.env` and the overrides these were built with.
+        Validated on first use (ConfigError naming each bad variable), then kept."""
+        kept = self._sections.get(model)
+        if kept is None:
+            kept = self._sections[model] = load(model, **self._overrides)
+        return kept  # type: ignore[return-value]
+
+    @field_validator("openai_base_url")
     @classmethod
     def _http_url(cls, value: str | None) -> str | None:
         return http_url(value)
@@ -197,10 +214,8 @@ def aes_key(value: SecretStr) -> bytes:
     raise ValueError("must be a 16, 24 or 32-byte key written as hex or base64 (e.g. `openssl rand -base64 32`)")
 
 
-S = TypeVar("S", bound=BaseSettings)
-
-
-def _env_name(model: type[BaseSettings], field_name: str) -> str:
+def env_name(model: type[BaseSettings], field_name: str) -> str:
+    """The environment variable `model`'s field is read from (its first alias)."""
     field = model.model_fields.get(field_name)
     if field is not None and isinstance(field.validation_alias, AliasChoices):
         return str(field.validation_alias.choices[0])
@@ -217,7 +232,7 @@ def load(model: type[S], **overrides: object) -> S:
         lines = []
         for err in exc.errors(include_input=False, include_url=False):
             loc = str(err["loc"][0]) if err["loc"] else "settings"
-            lines.append(f"  {_env_name(model, loc)}: {err['msg']}")
+            lines.append(f"  {env_name(model, loc)}: {err['msg']}")
         raise ConfigError("Invalid configuration:\n" + "\n".join(lines)) from None
 
 

@@ -8,7 +8,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class ConversationKey:
-    """`slack:{team}:{channel}:{thread_ts}`, `discord:{guild|dm}:{channel_or_thread_id}`, `console:{name}`."""
+    """`{platform}:{part}:…`: each platform names its conversations with its own parts (Slack's
+    team, channel and thread; Discord's guild and thread); the console's are `console:{name}`."""
 
     platform: str
     parts: tuple[str, ...]
@@ -19,14 +20,6 @@ class ConversationKey:
 
     def __str__(self) -> str:
         return self.thread_id
-
-    @classmethod
-    def slack(cls, team: str, channel: str, thread_ts: str) -> ConversationKey:
-        return cls("slack", (team, channel, thread_ts))
-
-    @classmethod
-    def discord(cls, guild: str | None, channel_or_thread_id: str) -> ConversationKey:
-        return cls("discord", (guild or "dm", channel_or_thread_id))
 
     @classmethod
     def console(cls, name: str) -> ConversationKey:

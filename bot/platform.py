@@ -13,11 +13,12 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any
 
 import aiohttp
+from pydantic_settings import BaseSettings
 
 from bot.agent import IncomingFile, TurnInput
 from bot.attachments import FileRejected
 from bot.commands import RESET, Command
-from bot.config import ConfigError, Settings
+from bot.config import ConfigError, Settings, env_name
 from bot.conversation import ConversationKey
 from bot.events import StreamEvent
 from bot.locale import Language, currency_for_locale, language_for
@@ -40,10 +41,12 @@ def asked_line(mention: str, command_line: str, text: str) -> str:
     return f"{mention} さんの依頼: {command_line}" if language_for(None, text) == "ja" else f"{mention} asked {command_line}"
 
 
-def require_settings(settings: Settings, platform: str, needed: dict[str, str]) -> dict[str, str]:
-    """The secret values of the settings in `needed` (environment name → where to find the value);
-    one ConfigError naming every one that is unset, so an operator fixes them all in one go."""
-    values = {name: getattr(settings, name.lower()) for name in needed}
+def require_settings(settings: BaseSettings, platform: str, needed: dict[str, str]) -> dict[str, str]:
+    """The secret values of the settings in `needed` (environment name → where to find the value)
+    of a platform's settings model; one ConfigError naming every one that is unset, so an operator
+    fixes them all in one go."""
+    fields = {env_name(type(settings), name): name for name in type(settings).model_fields}
+    values = {name: getattr(settings, fields[name]) for name in needed}
     missing = [f"  {name}: {hint}" for name, hint in needed.items() if values[name] is None]
     if missing:
         raise ConfigError(f"{platform} is not configured:\n" + "\n".join(missing))

@@ -76,14 +76,15 @@ def replayable(turn: TurnInput, *, files_follow: bool = False) -> dict[str, Any]
     if files_follow or turn.attachments:
         return {"user_id": turn.user_id, FILES_NOT_KEPT: True}
     fields = {f.name: getattr(turn, f.name) for f in dataclasses.fields(turn) if f.name != "attachments"}
-    return fields | {"roles": list(turn.roles), "delivery_id": None}
+    return fields | {"roles": None if turn.roles is None else list(turn.roles), "delivery_id": None}
 
 
 def replayed(request: dict[str, Any]) -> TurnInput:
     """The turn `replayable` kept."""
     known = {f.name for f in dataclasses.fields(TurnInput)} - {"attachments"}
     fields = {name: value for name, value in request.items() if name in known}
-    return TurnInput(**fields | {"roles": tuple(fields.get("roles") or ())})
+    roles = fields.get("roles")
+    return TurnInput(**fields | {"roles": None if roles is None else tuple(roles)})
 
 
 class _FifoLocks:

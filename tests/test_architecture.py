@@ -41,6 +41,56 @@ def test_the_core_imports_no_agent_and_no_adapter() -> None:
     assert arrows("bot", ("agents", "adapters"), skip=(COMPOSITION_ROOT,)) == []
 
 
+# The platforms the core must not know: every package under adapters/ but the console, the core's
+# own local surface (bot/access.py trusts the person at the keyboard by its name).
+PLATFORMS = sorted(p.name for p in (ROOT / "adapters").iterdir() if (p / "__init__.py").is_file() and p.name != "console")
+
+
+def platform_words(path: Path, platforms: list[str]) -> list[str]:
+    """Names and string constants in a module's code (not its comments or docstrings) that name a
+    platform: a setting (`settings.slack_bot_token`), a key constructor, a platform's string."""
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    docstrings = {
+        id(node.body[0].value)
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef))
+        and node.body and isinstance(node.body[0], ast.Expr) and isinstance(node.body[0].value, ast.Constant)
+    }
+    words = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in docstrings:
+            words.append((node.lineno, node.value))
+        for field in ("id", "attr", "arg", "name"):
+            value = getattr(node, field, None)
+            if isinstance(value, str):
+                words.append((getattr(node, "lineno", 0), value))
+    return [
+        f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path.name}:{line} {word!r}"
+        for line, word in words
+        if any(platform in word.lower() for platform in platforms)
+    ]
+
+
+def test_the_core_names_no_platform() -> None:
+    """A platform is one package: its settings, conversation keys and quirks live there, so adding
+    one edits nothing in bot/ (comments and docstrings may still name platforms as examples)."""
+    assert PLATFORMS == ["discord", "slack"]
+    bad = [w for path in sorted((ROOT / "bot").rglob("*.py")) if path != COMPOSITION_ROOT for w in platform_words(path, PLATFORMS)]
+    assert bad == []
+
+
+def test_the_platform_reader_sees_names_and_strings_but_not_prose(tmp_path: Path) -> None:
+    sample = tmp_path / "m.py"
+    sample.write_text(
+        '"""Works on Slack."""\n# and Discord\ndef f(settings):\n    """Slack\'s token."""\n'
+        '    return settings.slack_bot_token, "discord", ConversationKey.discord\n',
+        encoding="utf-8",
+    )
+    assert [w.split(" ", 1)[1] for w in platform_words(sample, ["discord", "slack"])] == [
+        "'slack_bot_token'", "'discord'", "'discord'",
+    ]
+
+
 def test_agents_import_no_adapter_and_adapters_no_agent() -> None:
     assert arrows("agents", ("adapters",)) == []
     assert arrows("adapters", ("agents",)) == []

@@ -74,6 +74,25 @@ async def test_bad_configuration_is_reported_without_secrets(tmp_path: Path) -> 
     assert code == 2 and "OPENAI_API_KEY" in err and "Traceback" not in err
 
 
+async def test_a_platforms_settings_are_read_by_that_platform_only(tmp_path: Path) -> None:
+    """SLACK_* and DISCORD_* belong to their adapters: a bad one stops that platform, with a
+    message naming it, and nothing else (the console runs)."""
+    bad = {"SLACK_API_BASE_URL": "ftp://slack.invalid", "DISCORD_API_BASE_URL": "discord.invalid",
+           "SLACK_BOT_TOKEN": "xoxb-secret-123", "SLACK_SIGNING_SECRET": "s3cret", "DISCORD_BOT_TOKEN": "d-secret-456"}
+    code, events, err = await ask(env_for(tmp_path, **bad), "/echo hi")
+    assert code == 0 and events[-1]["type"] == "final", err
+    for platform, variable in (("slack", "SLACK_API_BASE_URL"), ("discord", "DISCORD_API_BASE_URL")):
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", platform, cwd=ROOT, env=env_for(tmp_path, **bad),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        _, raw = await asyncio.wait_for(proc.communicate(), timeout=120)
+        err = raw.decode()
+        assert proc.returncode == 2, err
+        assert variable in err and "must start with http" in err and "Traceback" not in err
+        assert not any(secret in err for secret in ("xoxb-secret-123", "s3cret", "d-secret-456"))
+
+
 def tool_call_checkpointed(db: Path, thread_id: str, tool: str) -> bool:
     """Whether a checkpoint of `thread_id` holds a call of `tool` (checkpoints are written in the
     background while the next step runs, so it may land just after the state says tool_call)."""

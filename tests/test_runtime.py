@@ -252,7 +252,7 @@ async def test_uncommanded_text_is_routed_by_intent_then_small_talk(settings: Se
 
 
 async def test_unknown_thread_is_not_owned_until_the_bot_answers(runtime: ConversationRuntime) -> None:
-    key = ConversationKey.slack("T1", "C1", "1700000000.000100")
+    key = ConversationKey("slack", ("T1", "C1", "1700000000.000100"))
     assert not await runtime.owns(key)
     await collect(runtime.handle(key, TurnInput.typed("/echo hi")))
     assert await runtime.owns(key)

@@ -24,4 +24,6 @@ async def _discord(app: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-CLI_COMMANDS = (CliCommand("discord", "run the Discord bot (or --sync-commands)", _discord, _args),)
+CLI_COMMANDS = (
+    CliCommand("discord", "run the Discord bot (or --sync-commands)", _discord, _args, quiet_loggers=("discord",)),
+)

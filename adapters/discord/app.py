@@ -33,7 +33,7 @@ _MENTION = re.compile(r"<@!?(\d+)>")
 def conversation_key(channel: Any) -> ConversationKey:
     """`discord:{guild}:{thread}` for a thread, `discord:dm:{channel}` for a DM."""
     guild_id = getattr(channel, "guild_id", None) or getattr(getattr(channel, "guild", None), "id", None)
-    return ConversationKey.discord(str(guild_id) if guild_id else None, str(channel.id))
+    return ConversationKey("discord", (str(guild_id) if guild_id else "dm", str(channel.id)))
 
 
 def origin(channel: Any, user: Any, guild_id: int | None = None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from discord.http import Route
 
 from adapters.discord.app import DiscordBot, intents
 from adapters.discord.commands import commands_schema
+from adapters.discord.settings import DiscordSettings
 from bot.app import App
 from bot.config import ConfigError, Settings
 from bot.platform import require_settings, serving
@@ -26,8 +27,9 @@ log = logging.getLogger(__name__)
 
 async def logged_in(client: discord.Client, settings: Settings) -> None:
     needed = {"DISCORD_BOT_TOKEN": "the bot token, from the developer portal → Bot"}
-    token = require_settings(settings, "Discord", needed)["DISCORD_BOT_TOKEN"]
-    Route.BASE = settings.discord_api_base_url.rstrip("/")  # a plain Client would use discord.com regardless
+    discord_settings = settings.section(DiscordSettings)
+    token = require_settings(discord_settings, "Discord", needed)["DISCORD_BOT_TOKEN"]
+    Route.BASE = discord_settings.api_base_url.rstrip("/")  # a plain Client would use discord.com regardless
     try:
         await client.login(token)
     except discord.LoginFailure:

@@ -27,4 +27,9 @@ async def _slack(app: Any, args: argparse.Namespace) -> int:
     return 0
 
 
-CLI_COMMANDS = (CliCommand("slack", "run the Slack bot (HTTP Events API on $PORT, or --socket)", _slack, _args),)
+CLI_COMMANDS = (
+    CliCommand(
+        "slack", "run the Slack bot (HTTP Events API on $PORT, or --socket)", _slack, _args,
+        quiet_loggers=("slack_bolt.App",),
+    ),
+)

@@ -30,6 +30,7 @@ from slack_sdk.web.async_client import AsyncWebClient
 from adapters.slack.blocks import RESUME_ACTION, answered_blocks, quote_command, user_link
 from adapters.slack.files import fetch_file
 from adapters.slack.mrkdwn import escape, to_mrkdwn
+from adapters.slack.settings import SlackSettings
 from adapters.slack.surface import Place, SlackSurface, error_code
 from bot.agent import IncomingFile, TurnInput
 from bot.commands import Command, CommandTable
@@ -109,8 +110,9 @@ def retry_after(response: HttpResponse | None) -> float | None:
 def make_client(settings: Settings, *, session: aiohttp.ClientSession | None = None) -> AsyncWebClient:
     """The Web API client at SLACK_API_BASE_URL. Every call made with it (the editor's and the rest)
     waits out rate limits (RateLimitRetryHandler) and retries 5xx answers and dropped connections."""
-    token = require_settings(settings, "Slack", {"SLACK_BOT_TOKEN": REQUIRED["SLACK_BOT_TOKEN"]})["SLACK_BOT_TOKEN"]
-    base = settings.slack_api_base_url
+    slack = settings.section(SlackSettings)
+    token = require_settings(slack, "Slack", {"SLACK_BOT_TOKEN": REQUIRED["SLACK_BOT_TOKEN"]})["SLACK_BOT_TOKEN"]
+    base = slack.api_base_url
     return AsyncWebClient(
         token=token,
         base_url=base if base.endswith("/") else base + "/",
@@ -173,7 +175,8 @@ class SlackBot(PlatformBot):
         *,
         client: AsyncWebClient | None = None,
     ) -> None:
-        secret = require_settings(settings, "Slack", REQUIRED)["SLACK_SIGNING_SECRET"]
+        self.slack = settings.section(SlackSettings)
+        secret = require_settings(self.slack, "Slack", REQUIRED)["SLACK_SIGNING_SECRET"]
         self.ack_first = AckFirst()
         super().__init__(settings, runtime, gate=self.ack_first.wait)
         self.client = client or make_client(settings)
@@ -221,7 +224,7 @@ class SlackBot(PlatformBot):
     def surface(self, place: Place, respond: AsyncRespond | None = None) -> SlackSurface:
         return SlackSurface(
             self.client, place, edit_interval=self.settings.edit_interval,
-            native_streaming=self.settings.slack_native_streaming, respond=respond,
+            native_streaming=self.slack.native_streaming, respond=respond,
         )
 
     # --- wiring ---------------------------------------------------------------------------

@@ -13,6 +13,7 @@ from slack_sdk.signature import SignatureVerifier
 
 from adapters.slack.app import REQUIRED, SOCKET_MODE_REQUIRED, SlackBot, make_client
 from adapters.slack.manifest import EVENTS_PATH
+from adapters.slack.settings import SlackSettings
 from bot.app import App
 from bot.config import Settings
 from bot.platform import require_settings, serving
@@ -48,8 +49,8 @@ async def refusal(request: web.Request, verifier: SignatureVerifier) -> web.Resp
 def web_app(bot: SlackBot) -> web.Application:
     """bolt's aiohttp application plus a health check for the hosting platform."""
     app = bot.app.web_app(path=EVENTS_PATH)
-    assert bot.settings.slack_signing_secret is not None  # SlackBot checked it
-    verifier = SignatureVerifier(bot.settings.slack_signing_secret.get_secret_value())
+    assert bot.slack.signing_secret is not None  # SlackBot checked it
+    verifier = SignatureVerifier(bot.slack.signing_secret.get_secret_value())
 
     @web.middleware
     async def verified_first(request: web.Request, handler: Any) -> web.StreamResponse:
@@ -80,7 +81,7 @@ async def serve(app: App, *, socket: bool = False) -> None:
     A configuration problem (missing setting, token Slack refuses) raises ConfigError with a
     readable, secret-free message; `python -m bot` prints it and exits with status 2."""
     settings = app.settings
-    require_settings(settings, "Slack", REQUIRED | (SOCKET_MODE_REQUIRED if socket else {}))
+    require_settings(settings.section(SlackSettings), "Slack", REQUIRED | (SOCKET_MODE_REQUIRED if socket else {}))
     async with (
         stop_signal() as stop,
         aiohttp.ClientSession() as session,
@@ -106,8 +107,8 @@ async def _http(bot: SlackBot, settings: Settings, stop: Any) -> None:
 async def _socket_mode(bot: SlackBot, settings: Settings, stop: Any) -> None:
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
-    assert settings.slack_app_token is not None
-    handler = AsyncSocketModeHandler(bot.app, settings.slack_app_token.get_secret_value())
+    assert bot.slack.app_token is not None
+    handler = AsyncSocketModeHandler(bot.app, bot.slack.app_token.get_secret_value())
     handle = handler.handle
 
     async def acked_first(client: Any, req: Any) -> None:

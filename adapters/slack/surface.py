@@ -54,7 +54,7 @@ class Place:
     @property
     def key(self) -> ConversationKey:
         """The conversation: the thread's, or at a DM's top level its one rolling conversation."""
-        return ConversationKey.slack(self.team_id, self.channel, self.thread_ts or DM_THREAD)
+        return ConversationKey("slack", (self.team_id, self.channel, self.thread_ts or DM_THREAD))
 
     @classmethod
     def of(cls, key: ConversationKey, user_id: str) -> Place:

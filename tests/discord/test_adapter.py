@@ -351,7 +351,7 @@ async def test_a_command_s_and_a_mention_s_threads_are_recorded_for_every_replic
     await api.dispatch("MESSAGE_CREATE", mention)
     await api.wait_for(lambda: any(m.content.startswith("Turn 1") for m in api.bot_messages(mention["id"])))
     await run.settle()
-    command_thread = seen[ConversationKey.discord(str(GUILD_ID), root).thread_id]
-    mention_thread = seen[ConversationKey.discord(str(GUILD_ID), str(mention["id"])).thread_id]
+    command_thread = seen[ConversationKey("discord", (str(GUILD_ID), root)).thread_id]
+    mention_thread = seen[ConversationKey("discord", (str(GUILD_ID), str(mention["id"]))).thread_id]
     assert command_thread is not None and command_thread.agent == "hotel"
     assert mention_thread is not None

@@ -34,7 +34,7 @@ from tests.support.bots import RunningDiscord, discord_settings, restore_discord
 ORIGINAL_BASE, ORIGINAL_GATEWAY = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
 
 
-def turn(user: str = "U1", *, workspace: str = "T1", channel: str = "C1", roles: tuple[str, ...] = (),
+def turn(user: str = "U1", *, workspace: str = "T1", channel: str = "C1", roles: tuple[str, ...] | None = None,
          direct: bool = False) -> TurnInput:
     return TurnInput(text="hi", user_id=user, workspace_id=workspace, channel_id=channel, roles=roles, direct=direct)
 
@@ -62,7 +62,8 @@ def test_empty_lists_let_everyone_in() -> None:
         # Users and roles each grant access; roles count only where members have them.
         (AccessPolicy(roles=frozenset({"R1"})), "discord", turn("U2", roles=("R0", "R1")), None),
         (AccessPolicy(roles=frozenset({"R1"})), "discord", turn("U2", roles=("R0",)), NOT_THIS_USER),
-        (AccessPolicy(users=frozenset({"U1"}), roles=frozenset({"R1"})), "discord", turn("U1"), None),
+        (AccessPolicy(users=frozenset({"U1"}), roles=frozenset({"R1"})), "discord", turn("U1", roles=()), None),
+        (AccessPolicy(roles=frozenset({"R1"})), "discord", turn("U2", roles=()), NOT_THIS_USER),
         (AccessPolicy(roles=frozenset({"R1"})), "slack", turn("U2"), None),
         # Admins and the console are always let in.
         (AccessPolicy(workspaces=frozenset({"T1"}), channels=frozenset({"C1"}), users=frozenset({"U1"}),

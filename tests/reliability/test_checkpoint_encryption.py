@@ -57,7 +57,7 @@ def stored_blobs(data_dir: Path) -> list[bytes]:
 
 async def test_encrypted_checkpoints_hold_no_user_text_and_resume_after_a_restart(tmp_path: Path) -> None:
     key = new_key()
-    conversation = ConversationKey.slack("T1", "C1", "1.0")
+    conversation = ConversationKey("slack", ("T1", "C1", "1.0"))
     async with await ConversationRuntime.open(settings_for(tmp_path, key), agents=[CardsAgent(statuses=0)]) as runtime:
         assert (await ask(runtime, conversation, f"/hotel {SECRET}")).text == f"Turn 1: 2 hotels for {SECRET}."
     blobs = stored_blobs(tmp_path)
@@ -186,13 +186,13 @@ async def own_postgres(postgres_url: str) -> AsyncIterator[str]:
 async def test_postgres_checkpoints_are_encrypted_and_resume(tmp_path: Path, own_postgres: str) -> None:
     import psycopg
 
-    key, conversation = new_key(), ConversationKey.slack("T1", "C1", "1.0")
+    key, conversation = new_key(), ConversationKey("slack", ("T1", "C1", "1.0"))
 
     def settings(with_key: str) -> Settings:
         return load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_DATABASE_URL=own_postgres,
                              CONCIERGE_CHECKPOINT_KEY=with_key, _env_file=None)
 
-    chat = ConversationKey.slack("T1", "C1", "2.0")
+    chat = ConversationKey("slack", ("T1", "C1", "2.0"))
     async with await ConversationRuntime.open(settings(key), agents=[CardsAgent(statuses=0), ChatAgent()]) as runtime:
         await ask(runtime, conversation, f"/hotel {SECRET}")
         await ask(runtime, chat, f"/chat {SECRET}")

@@ -133,7 +133,7 @@ async def start_and_kill_mid_turn(
     async with running(data_dir, api) as (_, slack):
         assert (await slack.command(command, request)).status == 200
         root = (await until(lambda: api.channel_messages(CHANNEL)))[0]
-        key = ConversationKey.slack(TEAM_ID, CHANNEL, root.ts).thread_id
+        key = ConversationKey("slack", (TEAM_ID, CHANNEL, root.ts)).thread_id
         graph_thread = f"{key}/{command.lstrip('/')}"
         await until(lambda: f"{command.lstrip('/')} finish-started {request}" in steps_run(data_dir))
         await until(lambda: checkpointed(data_dir, graph_thread, PREPARED))
@@ -200,7 +200,7 @@ async def test_a_button_press_passes_the_access_gate(tmp_path: Path) -> None:
     settings = load_settings(
         CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", CONCIERGE_ALLOWED_USERS="U0ALICE", _env_file=None
     )
-    key = ConversationKey.slack(TEAM_ID, CHANNEL, "1700000000.000100")
+    key = ConversationKey("slack", (TEAM_ID, CHANNEL, "1700000000.000100"))
     alice = TurnInput(text="", user_id="U0ALICE", workspace_id=TEAM_ID, channel_id=CHANNEL)
     async with await ConversationRuntime.open(settings, agents=[ConfirmAgent()]) as runtime:
         events = [e async for e in runtime.handle(key, alice.but(text="delete everything", command="confirm"))]

@@ -56,7 +56,7 @@ async def test_a_burst_then_a_rate_limited_failure_with_retry_after_and_others_u
         CONCIERGE_RATE_LIMIT_BURST=2, CONCIERGE_ADMINS="UADMIN", _env_file=None,
     )
     async with await ConversationRuntime.open(settings, agents=[CardsAgent(statuses=0)]) as runtime:
-        key = ConversationKey.slack("T1", "C1", "1.0")
+        key = ConversationKey("slack", ("T1", "C1", "1.0"))
 
         def ask(user: str, text: str = "/hotel Paris") -> TurnInput:
             return TurnInput.typed(text, user_id=user, workspace_id="T1", channel_id="C1")
@@ -107,7 +107,7 @@ async def test_a_workspace_is_refused_once_its_daily_token_budget_is_spent(
         runtime.gate.budget.clock = clock
 
         async def ask(team: str, text: str) -> StreamEvent:
-            key = ConversationKey.slack(team, "C1", "1.0")
+            key = ConversationKey("slack", (team, "C1", "1.0"))
             return await last_event(runtime, key, TurnInput(text=text, user_id="U1", workspace_id=team, channel_id="C1"))
 
         assert isinstance(await ask("T1", "hi"), Final)

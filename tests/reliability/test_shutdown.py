@@ -61,7 +61,7 @@ async def test_a_turn_the_drain_cannot_finish_is_marked_interrupted_then_resumed
         async with slack_bot(tmp_path, api) as (_, slack):
             await slack.command("/steps", "bravo")
             root = (await until(lambda: api.channel_messages(CHANNEL)))[0]
-            key = ConversationKey.slack(TEAM_ID, CHANNEL, root.ts).thread_id
+            key = ConversationKey("slack", (TEAM_ID, CHANNEL, root.ts)).thread_id
             await until(lambda: "steps finish-started bravo" in steps_run(tmp_path))
             await until(lambda: checkpointed(tmp_path, f"{key}/steps", PREPARED))
         (status,) = bot_replies(api, root)
@@ -110,7 +110,7 @@ async def test_sigterm_lets_a_turn_in_flight_finish_before_the_process_exits(tmp
             await bot.stop()
         replies = bot_replies(api, root)
         assert len(replies) == 1 and replies[0].text == "Done with charlie."
-        key = ConversationKey.slack(TEAM_ID, CHANNEL, root.ts).thread_id
+        key = ConversationKey("slack", (TEAM_ID, CHANNEL, root.ts)).thread_id
         assert thread_row(tmp_path, key) == ("idle", None, None)
 
 

@@ -95,7 +95,7 @@ async def test_a_message_is_not_acknowledged_before_it_is_recorded_and_slacks_re
         restarted = BotProcess(tmp_path, api)
         restarted.env["CONCIERGE_DATABASE_URL"] = postgres_url
         await restarted.start()
-        key = ConversationKey.slack(TEAM_ID, channel, "dm").thread_id
+        key = ConversationKey("slack", (TEAM_ID, channel, "dm")).thread_id
         try:
             async with SlackDelivery(restarted.url, api) as slack, await psycopg.AsyncConnection.connect(
                 postgres_url, autocommit=True

@@ -224,7 +224,7 @@ async def test_turns_queued_by_a_dead_process_are_adopted_in_their_places(databa
 
 async def test_a_runtime_recovers_a_dead_process_s_turns_through_its_platform(tmp_path: Path) -> None:
     settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_LLM="offline", _env_file=None)
-    key = ConversationKey.slack("T1", "C1", "1700000000.000100")
+    key = ConversationKey("slack", ("T1", "C1", "1700000000.000100"))
     async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as rt:
         answers: list[str] = []
         tasks: list[asyncio.Task[None]] = []
@@ -266,7 +266,7 @@ async def test_a_thread_bound_by_one_process_is_routed_by_another(database_url: 
     if database_url.startswith("postgresql"):
         overrides["CONCIERGE_DATABASE_URL"] = database_url
     settings = load_settings(**overrides, _env_file=None)
-    key = ConversationKey.slack("T1", "C1", f"1700000000.{uuid.uuid4().int % 10**6:06d}")
+    key = ConversationKey("slack", ("T1", "C1", f"1700000000.{uuid.uuid4().int % 10**6:06d}"))
     async with await ConversationRuntime.open(settings, agents=[EchoAgent()]) as first:
         other = await AppDatabase.open(settings.resolved_database_url)
         try:
@@ -308,7 +308,7 @@ async def test_a_reply_under_the_bot_s_root_message_is_answered_before_the_threa
     channel = f"C{uuid.uuid4().hex[:8].upper()}"
     root = FakeMessage(channel, f"1700000000.{uuid.uuid4().int % 10**6:06d}", "<@U0ALICE> asked `/hotel Oslo`")
     harness.api.messages[(channel, root.ts)] = root  # posted by the bot; no process has recorded it yet
-    key = ConversationKey.slack(harness.api.team_id, channel, root.ts)
+    key = ConversationKey("slack", (harness.api.team_id, channel, root.ts))
     assert not await harness.runtime.owns(key)
     reply = harness.slack.message_event("find a hotel in Bergen", channel=channel, thread_ts=root.ts)
     await harness.slack.event(reply, event_id=_event_id())

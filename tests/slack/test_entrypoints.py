@@ -44,7 +44,7 @@ async def test_hotel_command_with_the_real_hotel_agent_answers_with_hotel_cards(
     # The follow-up in the thread continues the same conversation (Paris is remembered).
     await slack.event(slack.message_event("only ones under $150", thread_ts=root.ts))
     await harness.settle()
-    key = ConversationKey.slack(TEAM_ID, "C0GENERAL", root.ts)
+    key = ConversationKey("slack", (TEAM_ID, "C0GENERAL", root.ts))
     assert await harness.runtime.bound_agent(key) == "hotel"
     later = api.thread("C0GENERAL", root.ts)[len(replies) :]
     assert any("Paris" in m.text for m in later)

@@ -27,7 +27,7 @@ from bot.conversation import ConversationKey
 from bot.events import Action, Card
 from tests.slack.agents import CardsAgent, ReportAgent
 
-KEY = ConversationKey.slack("T1", "C1", "1700000000.000100")
+KEY = ConversationKey("slack", ("T1", "C1", "1700000000.000100"))
 
 
 @pytest.mark.parametrize(

@@ -45,7 +45,7 @@ async def test_hotel_command_acks_then_answers_in_a_thread_keyed_by_the_root_mes
 def harness_key(ts: str):  # type: ignore[no-untyped-def]
     from bot.conversation import ConversationKey
 
-    return ConversationKey.slack(TEAM_ID, "C0GENERAL", ts)
+    return ConversationKey("slack", (TEAM_ID, "C0GENERAL", ts))
 
 
 async def test_empty_command_gets_ephemeral_usage_help_and_starts_nothing(harness: SlackHarness) -> None:
