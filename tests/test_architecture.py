@@ -106,7 +106,14 @@ def test_the_import_reader_sees_imports_anywhere(tmp_path: Path) -> None:
     assert {"agents.hotel", "adapters.slack.app", "agents.chat", "os"} <= imported_modules(sample)
 
 
-@pytest.mark.parametrize("package", ["agents/hotel", "agents/proofread", "agents/chat"])
+AGENT_PACKAGES = sorted(p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "agents").glob("*/agent.py"))
+
+
+def test_every_agent_package_is_found() -> None:
+    assert AGENT_PACKAGES == ["agents/chat", "agents/hotel", "agents/proofread", "agents/shopping"]
+
+
+@pytest.mark.parametrize("package", AGENT_PACKAGES)
 def test_every_agent_package_follows_the_template(package: str) -> None:
     """agent.py holds AGENT, graph.py `build_graph`, state.py the state, prompts/ the prompts;
     __init__.py imports nothing (a worker process may import the package cheaply)."""
