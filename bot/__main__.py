@@ -4,4 +4,9 @@ from adapters.registry import platform_commands
 from agents.registry import registered_agents
 from bot.cli import main
 
-raise SystemExit(main(agents=lambda settings: registered_agents(settings.agent_plugins), platforms=platform_commands()))
+raise SystemExit(
+    main(
+        agents=lambda settings: registered_agents(settings.agent_plugins),
+        platforms=lambda settings: platform_commands(settings.platform_plugins),
+    )
+)

@@ -116,13 +116,13 @@ def main(
     argv: list[str] | None = None,
     *,
     agents: Callable[[Settings], Sequence[AgentDefinition]],
-    platforms: Sequence[CliCommand] = (),
+    platforms: Callable[[Settings], Sequence[CliCommand]] = lambda settings: (),
 ) -> int:
-    """Parse the command line, load settings and agents, run the chosen command."""
+    """Parse the command line, load settings, agents and platforms, run the chosen command."""
     try:
         settings = load_settings()
         configure_pool_size(settings.db_pool_size)
-        app = App(settings, agents(settings), platforms)
+        app = App(settings, agents(settings), platforms(settings))
         commands = [*app.cli_commands(), *CORE_COMMANDS]
     except ConfigError as exc:
         print(exc, file=sys.stderr)

@@ -100,6 +100,7 @@ class Settings(BaseSettings):
     )
     max_tokens_check: int = Field(2048, ge=16, le=65_536, validation_alias=_env("CONCIERGE_MAX_TOKENS_CHECK"))
     agent_plugins: str = Field("", validation_alias=_env("CONCIERGE_AGENT_PLUGINS"))
+    platform_plugins: str = Field("", validation_alias=_env("CONCIERGE_PLATFORM_PLUGINS"))
     edit_interval: float = Field(1.0, ge=0, validation_alias=_env("CONCIERGE_EDIT_INTERVAL"))
     # Agents' own settings live in their packages (AgentDefinition.settings_model).
 

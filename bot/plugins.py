@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from types import ModuleType
 from typing import Any
 
+from bot.config import ConfigError
+
 
 def optional_modules(names: Iterable[str]) -> list[ModuleType]:
     """The modules of `names` that exist; an import error inside one that exists still raises."""
@@ -21,11 +23,15 @@ def optional_modules(names: Iterable[str]) -> list[ModuleType]:
     return found
 
 
-def plugins(specs: str) -> list[Any]:
-    """The objects named by "module:ATTRIBUTE,…" (ATTRIBUTE defaults to AGENT)."""
+def plugins(specs: str, default: str = "AGENT", *, setting: str = "CONCIERGE_AGENT_PLUGINS") -> list[Any]:
+    """The objects named by "module:ATTRIBUTE,…" (ATTRIBUTE defaults to `default`); ConfigError,
+    naming `setting`, for one that cannot be loaded."""
     found = []
     for spec in filter(None, (p.strip() for p in specs.split(","))):
         module_name, _, attribute = spec.partition(":")
-        plugin = getattr(importlib.import_module(module_name), attribute or "AGENT")
+        try:
+            plugin = getattr(importlib.import_module(module_name), attribute or default)
+        except (ImportError, AttributeError) as exc:
+            raise ConfigError(f"{setting}: cannot load {spec!r} ({exc})") from None
         found.append(plugin() if isinstance(plugin, type) else plugin)
     return found
