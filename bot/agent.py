@@ -206,9 +206,13 @@ class AgentDefinition(ABC):
     # marked `narrated` and the renderer shows no line of its own for them.
     narrates_tools: bool = False
 
-    def load_settings(self) -> Any:
-        """The agent's settings from the environment (ConfigError naming each bad variable)."""
-        return load(self.settings_model) if self.settings_model is not None else None
+    def load_settings(self, settings: Settings | None = None) -> Any:
+        """The agent's settings (ConfigError naming each bad variable): through `settings.section`
+        when given (the environment, `.env` and the overrides the core's settings were built with),
+        else from the environment."""
+        if self.settings_model is None:
+            return None
+        return settings.section(self.settings_model) if settings is not None else load(self.settings_model)
 
     def command_spec(self) -> Command:
         return Command(

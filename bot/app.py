@@ -37,7 +37,7 @@ class App:
         return [*self.cli, *(c for agent in self.agents for c in agent.cli_commands())]
 
     def env(self, agent: AgentDefinition) -> AgentEnv:
-        return AgentEnv(settings=self.settings, agent_settings=agent.load_settings())
+        return AgentEnv(settings=self.settings, agent_settings=agent.load_settings(self.settings))
 
     async def open_runtime(self, *, models: ModelProvider | None = None) -> ConversationRuntime:
         """The runtime, with what runs beside it for its lifetime: the work pool (its processes

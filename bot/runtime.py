@@ -148,7 +148,7 @@ class ConversationRuntime:
         app_db.orphan_handler = self._orphaned
         self._opened: collections.deque[str] = collections.deque(maxlen=1000)
         # Each agent's own settings, loaded once (open() loads them before it opens anything).
-        self._agent_settings = agent_settings if agent_settings is not None else {a.name: a.load_settings() for a in agents}
+        self._agent_settings = agent_settings if agent_settings is not None else {a.name: a.load_settings(settings) for a in agents}
         # Threads whose turn a crash or shutdown stopped, found at start-up: the adapters resume
         # them (`recover`); until then the next turn there starts with a notice.
         self.interrupted_at_start: list[str] = []
@@ -165,7 +165,7 @@ class ConversationRuntime:
         models: ModelProvider | None = None,
     ) -> Self:
         """A runtime over `agents` (the composition root passes them; the core knows none)."""
-        agent_settings = {agent.name: agent.load_settings() for agent in agents}  # a bad one fails here
+        agent_settings = {agent.name: agent.load_settings(settings) for agent in agents}  # a bad one fails here
         settings.data_dir.mkdir(parents=True, exist_ok=True)
         checkpoints = await Checkpoints.open(settings)
         app_db = await AppDatabase.open(

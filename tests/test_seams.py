@@ -13,9 +13,11 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.graph import END, START
 
 from agents.chat.agent import ChatAgent
+from agents.hotel.agent import HotelAgent
 from bot.agent import TurnInput
+from bot.app import App
 from bot.commands import Command, CommandError, CommandOption, CommandTable
-from bot.config import Settings
+from bot.config import ConfigError, Settings, load_settings
 from bot.conversation import ConversationKey
 from bot.events import Failure, Final, Status, StreamEvent
 from bot.history import BoundedStateGraph, add_bounded_messages
@@ -27,6 +29,17 @@ from tests.support.agents import ConfirmAgent, EchoAgent
 
 async def collect(events: Any) -> list[StreamEvent]:
     return [e async for e in events]
+
+
+# --- settings ------------------------------------------------------------------------------------
+def test_an_agents_settings_come_from_the_same_sources_as_the_cores(tmp_path: Any) -> None:
+    """CONCIERGE_HOTEL_* given where the core's settings are built reach the hotel agent, as SLACK_*
+    reach the Slack adapter (Settings.section); a bad one is named."""
+    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_HOTEL_SEARCH_LIMIT=3, _env_file=None)
+    hotel = HotelAgent()
+    assert App(settings, [hotel]).env(hotel).agent_settings.search_limit == 3
+    with pytest.raises(ConfigError, match="CONCIERGE_HOTEL_SEARCH_LIMIT"):
+        HotelAgent().load_settings(load_settings(CONCIERGE_HOTEL_SEARCH_LIMIT=99, _env_file=None))
 
 
 # --- the command table ---------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from agents.hotel.state import new_turn
 from agents.hotel.store import HotelStore
 from agents.hotel.understand import compile_place_patterns
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, OnFirstUse, TurnInput, WorkerJob
-from bot.config import load
+from bot.config import Settings
 from bot.events import Attachment, Final
 from bot.locale import currency_of, language_of
 
@@ -76,8 +76,8 @@ class HotelAgent(AgentDefinition):
         self.settings = settings
         self._opened: list[Any] = []
 
-    def load_settings(self) -> HotelSettings:
-        return self.settings or load(HotelSettings)
+    def load_settings(self, settings: Settings | None = None) -> HotelSettings:
+        return self.settings or super().load_settings(settings)
 
     async def seed(self, env: AgentEnv) -> str | None:
         store = await HotelStore.open(env.settings.resolved_database_url)
@@ -102,7 +102,7 @@ class HotelAgent(AgentDefinition):
             self._opened.append(store)
             if not await store.is_seeded():
                 prepare = OnFirstUse(lambda: seed_on_first_use(store))
-        hotel = deps.agent_settings or self.load_settings()
+        hotel = deps.agent_settings or self.load_settings(deps.settings)
         # The offline planner's place patterns, compiled now off the event loop, not by the first request.
         await asyncio.to_thread(compile_place_patterns)
         return build_graph(deps, store, search_limit=hotel.search_limit, context=self.context, prepare=prepare,

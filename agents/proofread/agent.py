@@ -13,7 +13,7 @@ from agents.proofread.linter import WORKER as LINTER
 from agents.proofread.report import summary_card
 from bot.agent import AgentDefinition, AgentDeps, BadInput, IncomingFile, TurnInput
 from bot.commands import CommandOption
-from bot.config import ConfigError
+from bot.config import ConfigError, Settings
 from bot.events import Attachment, Final
 
 TEXT_SUFFIXES = (".md", ".markdown", ".mdx", ".txt", ".text")
@@ -37,7 +37,7 @@ class ProofreadAgent(AgentDefinition):
         self.config = config or GraphConfig()
         self.builder: ProofreadGraphBuilder | None = None
 
-    def load_settings(self) -> GraphConfig:
+    def load_settings(self, settings: Settings | None = None) -> GraphConfig:
         """PROOFREAD_* variables (GraphConfig.from_env); a config given to the constructor wins."""
         if self._given is not None:
             return self._given

@@ -24,7 +24,7 @@ from agents.shopping.settings import ShopSettings
 from agents.shopping.state import new_turn
 from agents.shopping.tools import ShopServices, status
 from bot.agent import AgentDefinition, AgentDeps, AgentEnv, CliCommand, OnFirstUse, TurnInput, WorkerJob
-from bot.config import Settings, load
+from bot.config import Settings
 from bot.events import Card, Final
 from bot.locale import Language, currency_of, language_of
 
@@ -150,15 +150,15 @@ class ShopAgent(AgentDefinition):
         self._services: list[ShopServices] = []
         self._opened: list[Any] = []
 
-    def load_settings(self) -> ShopSettings:
-        return self.settings or load(ShopSettings)
+    def load_settings(self, settings: Settings | None = None) -> ShopSettings:
+        return self.settings or super().load_settings(settings)
 
     def cli_commands(self) -> list[CliCommand]:
         async def run(app: Any, args: argparse.Namespace) -> int:
             from agents.shopping.ingest import IngestError
 
             try:
-                print(await ingest(args.kind, args.path, app.settings, self.load_settings()))
+                print(await ingest(args.kind, args.path, app.settings, self.load_settings(app.settings)))
             except (IngestError, OSError) as exc:
                 print(f"cannot ingest {args.path}: {exc}")
                 return 2
@@ -177,7 +177,7 @@ class ShopAgent(AgentDefinition):
             await store.close()
 
     def worker_jobs(self, env: AgentEnv) -> list[WorkerJob]:
-        shop: ShopSettings = env.agent_settings or self.load_settings()
+        shop: ShopSettings = env.agent_settings or self.load_settings(env.settings)
         if shop.drop_dir is None:
             return []
         drop = shop.drop_dir
@@ -206,7 +206,7 @@ class ShopAgent(AgentDefinition):
         return [job("catalog", shop.catalog_interval), job("reviews", shop.reviews_interval)]
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
-        shop: ShopSettings = deps.agent_settings or self.load_settings()
+        shop: ShopSettings = deps.agent_settings or self.load_settings(deps.settings)
         store = self.store
         prepare = None
         if store is None:
