@@ -35,9 +35,13 @@ async def collect(events: Any) -> list[StreamEvent]:
 def test_an_agents_settings_come_from_the_same_sources_as_the_cores(tmp_path: Any) -> None:
     """CONCIERGE_HOTEL_* given where the core's settings are built reach the hotel agent, as SLACK_*
     reach the Slack adapter (Settings.section); a bad one is named."""
-    settings = load_settings(CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_HOTEL_SEARCH_LIMIT=3, _env_file=None)
+    settings = load_settings(
+        CONCIERGE_DATA_DIR=tmp_path, CONCIERGE_HOTEL_SEARCH_LIMIT=3, SLACK_BOT_TOKEN="xoxb-kept-aside", _env_file=None
+    )
     hotel = HotelAgent()
     assert App(settings, [hotel]).env(hotel).agent_settings.search_limit == 3
+    # The overrides kept for `section` are never shown: not in the settings' repr nor their dump.
+    assert "xoxb-kept-aside" not in repr(settings) + settings.model_dump_json()
     with pytest.raises(ConfigError, match="CONCIERGE_HOTEL_SEARCH_LIMIT"):
         HotelAgent().load_settings(load_settings(CONCIERGE_HOTEL_SEARCH_LIMIT=99, _env_file=None))
 
