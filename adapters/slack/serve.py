@@ -15,7 +15,6 @@ from adapters.slack.app import REQUIRED, SOCKET_MODE_REQUIRED, SlackBot, make_cl
 from adapters.slack.manifest import EVENTS_PATH
 from adapters.slack.settings import SlackSettings
 from bot.app import App
-from bot.config import Settings
 from bot.platform import require_settings, serving
 from bot.supervisor import stop_signal
 
@@ -90,21 +89,21 @@ async def serve(app: App, *, socket: bool = False) -> None:
         bot = SlackBot(settings, runtime, client=make_client(settings, session=session))
         await bot.start()
         async with serving(bot):
-            await (_socket_mode if socket else _http)(bot, settings, stop)
+            await (_socket_mode if socket else _http)(bot, stop)
 
 
-async def _http(bot: SlackBot, settings: Settings, stop: Any) -> None:
+async def _http(bot: SlackBot, stop: Any) -> None:
     runner = web.AppRunner(web_app(bot), handle_signals=False, access_log=None)
     await runner.setup()
     try:
-        await web.TCPSite(runner, "0.0.0.0", settings.port).start()
-        log.info("Slack bot listening on port %d (%s)", settings.port, EVENTS_PATH)
+        await web.TCPSite(runner, "0.0.0.0", bot.settings.port).start()
+        log.info("Slack bot listening on port %d (%s)", bot.settings.port, EVENTS_PATH)
         await stop.wait()
     finally:
         await runner.cleanup()
 
 
-async def _socket_mode(bot: SlackBot, settings: Settings, stop: Any) -> None:
+async def _socket_mode(bot: SlackBot, stop: Any) -> None:
     from slack_bolt.adapter.socket_mode.async_handler import AsyncSocketModeHandler
 
     assert bot.slack.app_token is not None
