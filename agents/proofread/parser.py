@@ -406,6 +406,7 @@ class _Walk:
     thematic_breaks: list[int] = field(default_factory=list)
     raw_ranges: list[tuple[int, int]] = field(default_factory=list)  # 0-based [start, end): <pre> content past its HTML block
     _columns: dict[int, int] = field(default_factory=dict)  # per line: where the next search starts
+    _above_comments: dict[int, int] = field(default_factory=dict)  # per line: the nearest line above not starting `# `
 
     def run(self, tokens: list[Token]) -> None:
         covered = [False] * len(self.lines)
@@ -490,7 +491,11 @@ class _Walk:
         Only `# ` lines directly under the prompt (no blank line between) count."""
         above = start - 1
         while above >= 0 and self.lines[above].startswith("# "):
+            if above in self._above_comments:  # a `# ` line just above was asked already: a jump, not a walk
+                above = self._above_comments[above]
+                break
             above -= 1
+        self._above_comments[start] = above
         return above >= 0 and HOST_PROMPT.match(self.lines[above]) is not None
 
     def _fence(self, token: Token, start: int, end: int) -> None:

@@ -269,9 +269,14 @@ _ITEM_WORD = re.compile(r"[^\W_][\w'’.-]*")
 MIN_LIST_ITEMS = 6
 
 
+# `\s+(?:and|or)\s+` tried only where a run of spaces begins: the same cuts, without retrying a
+# long run of spaces from each of them.
+_LIST_SEPARATOR = re.compile(r",\s*(?:(?:and|or)\s+)?|(?<!\s)\s++(?:and|or)\s+")
+
+
 def list_segments(text: str) -> list[str]:
     """The text cut at commas and at a joining “and”/“or”: the candidates for list items."""
-    return [part.strip() for part in re.split(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+", text)]
+    return [part.strip() for part in _LIST_SEPARATOR.split(text)]
 
 
 def list_items(text: str) -> list[tuple[int, int, list[str]]]:
@@ -336,10 +341,10 @@ class Sentence:
         space or two, or a line break (trailing spaces, then the next line's indentation). Code,
         URLs and tags are blanked to spaces column for column, so a longer run inside a line
         stands where something was taken out (“to `v0.56.0` to” reads “to           to”)."""
-        joins = [index for index, _number in self.breaks if start < index <= end]
-        if not joins:
+        position = bisect_right(self.breaks, start, key=lambda brk: brk[0])  # the first break after `start`
+        if position == len(self.breaks) or self.breaks[position][0] > end:
             return end - start <= 2
-        return joins[0] - start <= 3  # up to two trailing spaces and the space that joins the lines
+        return self.breaks[position][0] - start <= 3  # up to two trailing spaces and the space that joins the lines
 
 
 def split_sentences(lines: list[tuple[int, str]], *, japanese: bool) -> list[Sentence]:

@@ -266,6 +266,27 @@ class LanguageReview(BaseModel):
     findings: list[LanguageFinding] = Field(default_factory=list)
 
 
+_NEXT_WORD = re.compile(r"\s*(\S+)")
+
+
+def word_before(text: str, end: int) -> list[str]:
+    """`text[:end].split()[-1:]`, reading back from `end` only as far as that word: a sentence of
+    thousands of doubled words is read once, not once per pair."""
+    stop = end
+    while stop > 0 and text[stop - 1].isspace():
+        stop -= 1
+    start = stop
+    while start > 0 and not text[start - 1].isspace():
+        start -= 1
+    return [text[start:stop]] if start < stop else []
+
+
+def word_after(text: str, start: int) -> list[str]:
+    """`text[start:].split()[:1]`, reading on from `start` only as far as that word."""
+    match = _NEXT_WORD.match(text, start)
+    return [match.group(1)] if match else []
+
+
 class LanguageQualityChecker(BaseChecker):
     category = "language_quality"
     status_text = "Checking the writing…"
@@ -610,8 +631,7 @@ class LanguageQualityChecker(BaseChecker):
                 ))
             for match in EN_DOUBLE.finditer(sentence.text):
                 word = match.group(1).lower()
-                before = sentence.text[: match.start()].split()[-1:]
-                after = sentence.text[match.end() :].split()[:1]
+                before, after = word_before(sentence.text, match.start()), word_after(sentence.text, match.end())
                 if word in EN_DOUBLE_OK or [w.lower().strip(EN_PUNCTUATION) for w in before + after].count(word):
                     continue  # "long long", or a deliberate run of three ("far far far away", "ah ah ah!")
                 if match.group(0).isupper():

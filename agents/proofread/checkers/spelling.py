@@ -187,9 +187,18 @@ def _inflectable(stem: str) -> bool:
 _JOINING_PARTICLES = {"up", "in", "on", "by"}
 
 
+@lru_cache(maxsize=1)
+def _longest_word() -> int:
+    """The length of the longest word in the dictionary or the technical list: no longer word is
+    `_frequent`."""
+    return max(speller().word_frequency.longest_word_length, max(map(len, technical_words()), default=0))
+
+
 def _compound(word: str) -> bool:
     """Two common words written as one: codebase, webhook (a part of three letters or more, the
     second of four or more), or a common word and a joining particle: wakeup, onboard."""
+    if len(word) > 2 * _longest_word():
+        return False  # one part would be longer than any word (a run of base64, say): not a compound
     for cut in range(2, len(word) - 1):
         head, tail = word[:cut], word[cut:]
         plain = len(head) >= 3 and len(tail) >= 4
@@ -312,7 +321,10 @@ _PROFILE_LINK = re.compile(
 
 
 # A Latin word right before a Japanese honorific (「tricken さん」「Smith氏」) names a person: a handle.
-_HONORIFIC_NAME = re.compile(r"([A-Za-z][A-Za-z'’-]*)\s*(?:さん|さま|様|氏|くん|君|ちゃん|先生)")
+# Tried only where a run of name characters begins, and without backtracking into it: the same
+# matches as `([A-Za-z][A-Za-z'’-]*)\s*(?:さん|…)`, which retried a long run from each of its
+# letters (a data: URI of 20 KB took seconds; 100 KB, past the work pool's limit).
+_HONORIFIC_NAME = re.compile(r"(?<![A-Za-z'’-])['’-]*+([A-Za-z][A-Za-z'’-]*+)\s*+(?:さん|さま|様|氏|くん|君|ちゃん|先生)")
 
 
 def honorific_names(line: str) -> set[str]:
@@ -325,7 +337,8 @@ def honorific_names(line: str) -> set[str]:
 _SELF_INTRODUCTION = re.compile(
     r"(?:(?:こんにちは|こんばんは|おはようございます|はじめまして|初めまして)[、,，！!]?\s*(?:[^\s。、]{1,30}の\s*)?"
     r"([A-Za-z][A-Za-z0-9'’._-]*)\s*です"
-    r"|([A-Za-z][A-Za-z0-9'’._-]*)\s*と(?:申します|申す|いいます|言います))"
+    # As _HONORIFIC_NAME: from where a run of name characters begins, never backtracking into it.
+    r"|(?<![A-Za-z0-9'’._-])[0-9'’._-]*+([A-Za-z][A-Za-z0-9'’._-]*+)\s*+と(?:申します|申す|いいます|言います))"
 )
 
 

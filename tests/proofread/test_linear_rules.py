@@ -1,0 +1,136 @@
+"""Rules that read a long run of one kind of character (a data: URI image, a minified line, a run of
+spaces, a line of thousands of words, thousands of `# ` lines) read it once, and find what they
+found before.
+
+Two kinds of test. Each rewritten expression or function is compared with the one it replaced on
+many random strings over the characters that matter to it (seeded: the same strings every run).
+And each is given input of about 2 MB (ten times the article limit): read once, that takes well
+under a second; read again from every position, as the old forms did, it would take hours, so a
+regression fails on the suite's per-test timeout (pyproject.toml) instead of passing slowly. No
+wall time is asserted."""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable
+
+import pytest
+
+from agents.proofread.checkers import spelling
+from agents.proofread.checkers.language_quality import LanguageQualityChecker, word_after, word_before
+from agents.proofread.checkers.spelling import honorific_names, is_known, self_introduced_names
+from agents.proofread.config import GraphConfig
+from agents.proofread.parser import parse_article
+from agents.proofread.text import Sentence, list_segments
+from tests.proofread.test_spelling import context
+
+BIG = 2_000_000
+
+# The expressions as they were: the same matches, found by retrying a run from each of its characters.
+OLD_HONORIFIC_NAME = re.compile(r"([A-Za-z][A-Za-z'’-]*)\s*(?:さん|さま|様|氏|くん|君|ちゃん|先生)")
+OLD_SELF_INTRODUCTION = re.compile(
+    r"(?:(?:こんにちは|こんばんは|おはようございます|はじめまして|初めまして)[、,，！!]?\s*(?:[^\s。、]{1,30}の\s*)?"
+    r"([A-Za-z][A-Za-z0-9'’._-]*)\s*です"
+    r"|([A-Za-z][A-Za-z0-9'’._-]*)\s*と(?:申します|申す|いいます|言います))"
+)
+OLD_LIST_SEPARATOR = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+PIECES = ["a", "Z", "x", "'", "’", "-", ".", "_", "1", " ", "  ", "\t", "\n", "\u3000", "さん", "氏", "と申します",
+          "です", "こんにちは", "、", "の", "and", "or", ",", "。"]
+
+
+def random_strings(count: int, seed: int) -> list[str]:
+    rng = random.Random(seed)
+    return ["".join(rng.choice(PIECES) for _ in range(rng.randint(0, 24))) for _ in range(count)]
+
+
+@pytest.mark.parametrize(
+    ("new", "old"),
+    [
+        (lambda s: [m.group(1) for m in spelling._HONORIFIC_NAME.finditer(s)],
+         lambda s: [m.group(1) for m in OLD_HONORIFIC_NAME.finditer(s)]),
+        (lambda s: [m.groups() for m in spelling._SELF_INTRODUCTION.finditer(s)],
+         lambda s: [m.groups() for m in OLD_SELF_INTRODUCTION.finditer(s)]),
+        (list_segments, lambda s: [part.strip() for part in OLD_LIST_SEPARATOR.split(s)]),
+    ],
+    ids=["honorific names", "self-introductions", "list segments"],
+)
+def test_rewritten_expressions_find_what_the_old_ones_found(new: Callable[[str], object], old: Callable[[str], object]):
+    samples = [
+        *random_strings(30_000, seed=9),
+        "tricken さんの意見", "Smith氏", "-'o'brien-さん", "こんにちは、hatsu です。", "kobo と申します",
+        "12abc と申します", "Alice, Bob, and Carol", "a  and  b or c", "x" * 50 + " さん",
+    ]
+    for sample in samples:
+        assert new(sample) == old(sample), sample
+
+
+def test_words_either_side_are_what_splitting_the_whole_text_gave():
+    rng = random.Random(4)
+    pieces = ["a", "bc", " ", "\t", "\n", "\u3000", "\xa0", "\u2028", "-"]
+    for _ in range(30_000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 12)))
+        index = rng.randint(0, len(text))
+        assert word_before(text, index) == text[:index].split()[-1:], (text, index)
+        assert word_after(text, index) == text[index:].split()[:1], (text, index)
+
+
+def test_the_gap_between_words_is_judged_as_before_when_a_sentence_spans_lines():
+    def old_typed_gap(sentence: Sentence, start: int, end: int) -> bool:
+        joins = [index for index, _number in sentence.breaks if start < index <= end]
+        return end - start <= 2 if not joins else joins[0] - start <= 3
+
+    sentence = Sentence("to to\nto   to  \n  to", 1, 3, breaks=((6, 2), (15, 3)))
+    for start in range(len(sentence.text) + 1):
+        for end in range(start, len(sentence.text) + 1):
+            assert sentence.typed_gap(start, end) == old_typed_gap(sentence, start, end), (start, end)
+
+
+# --- 2 MB runs, each read once ---------------------------------------------------------------
+
+@pytest.mark.parametrize(
+    ("line", "named"),
+    [("x" * BIG, True), ("x'" * (BIG // 2), True), ("a-" * (BIG // 2), True),
+     ("![a](data:image/png;base64," + "QUFB" * (BIG // 4) + ")", False)],
+    ids=["one long word", "apostrophes", "hyphens", "data URI"],
+)
+def test_a_long_run_of_name_characters_is_read_once(line: str, named: bool):
+    assert honorific_names(line + "さん") == ({line.lower()} if named else set())
+    assert honorific_names(line) == set()
+    assert self_introduced_names(line) == set()
+
+
+def test_a_long_run_of_spaces_is_cut_once():
+    assert list_segments("a" + " " * BIG + "b") == ["a" + " " * BIG + "b"]
+    assert list_segments("a" + " " * BIG + "and b") == ["a", "b"]
+
+
+def test_a_word_longer_than_any_two_words_is_no_compound():
+    assert not is_known("x" * BIG)
+    assert is_known("codebase") and is_known("webhook")  # compounds of two common words still are
+
+
+def test_thousands_of_doubled_words_in_one_sentence_are_each_read_once():
+    # One sentence of 400,000 words across as many lines, each pair a doubled word: the words on
+    # either side of each pair and the line break between them are found without rereading it.
+    words = BIG // 5
+    sentence = Sentence("word\n" * words, 3, 2 + words, breaks=tuple((5 * i, 3 + i) for i in range(1, words)))
+    article = parse_article("# Title\n\n" + "word\n" * 10)
+    issues = LanguageQualityChecker(context())._english(article, [sentence])
+    assert [issue.source for issue in issues] == ["rule:sentence-length"]  # a run of three is deliberate
+
+
+def test_thousands_of_comment_lines_are_walked_once():
+    # `# ` lines under a shell prompt are the program's comments; with none above, each is a
+    # heading. Asking, for each, whether a prompt is above walks the run once, not once per line
+    # (100,000 lines: reading back over all those above each took over 6 minutes).
+    lines = BIG // 20
+    article = parse_article("# " + "\n# ".join(["h"] * lines))
+    assert len(article.headings) == lines
+    prompted = parse_article("intro\n\nns-nt078:~ too$ rbenv init\n" + "# comment\n" * 10 + "\n# Real heading\n")
+    assert [heading.text for heading in prompted.headings] == ["Real heading"]
+
+
+def test_a_long_word_line_through_every_language_rule_gives_no_issue_and_no_error():
+    article = parse_article("# Title\n\nIntro.\n\n" + "x" * (GraphConfig().max_article_bytes - 100) + "\n")
+    assert LanguageQualityChecker(context()).rules(article) == []
