@@ -333,10 +333,16 @@ def render_summary(review: dict[str, Any], *, limit: int = 5) -> str:
             f"\n{fixes['count']} safe fix{'es' if fixes['count'] != 1 else ''} applied: {fixes['fixed_name']} "
             f"(diff: {fixes['diff_name']}); the other issues need you."
         )
-    text += (
-        "\n全文のレポート: proofread-report.md。「2番目の指摘を説明して」と聞くか、新しい版を送ると再チェックします。" if ja
-        else "\nFull report: proofread-report.md. Ask “explain issue 2”, or send a new version to re-check."
-    )
+    # The follow-up offered names a finding this review has (the first one shown); none, none offered.
+    example = next((i["number"] for i in [*top, *review["issues"]]), None)
+    if example is None:
+        text += ("\n全文のレポート: proofread-report.md。新しい版を送ると再チェックします。" if ja
+                 else "\nFull report: proofread-report.md. Send a new version to re-check.")
+    else:
+        text += (
+            f"\n全文のレポート: proofread-report.md。「{example}番目の指摘を説明して」と聞くか、新しい版を送ると再チェックします。"
+            if ja else f"\nFull report: proofread-report.md. Ask “explain issue {example}”, or send a new version to re-check."
+        )
     return text
 
 

@@ -115,6 +115,17 @@ async def test_explain_issue_answers_from_the_stored_report(conversation: Conver
     assert "no issue 99" in missing.text
 
 
+async def test_the_summary_offers_to_explain_a_finding_it_has(conversation: Conversation):
+    flawed = await conversation.send(fixture_text("code_errors.md"))
+    shown = flawed.data["issues"][0]["number"]
+    assert f"「{shown}番目の指摘を説明して」" in flawed.text  # a Japanese article: the offer in Japanese
+    clean = await start_conversation()
+    approved = await clean.send(fixture_text("qiita_clean.md"))
+    assert approved.data["issues"] == []
+    assert "explain issue" not in approved.text and "指摘を説明" not in approved.text  # nothing to explain
+    assert "proofread-report.md" in approved.text
+
+
 async def test_recheck_with_a_new_version_compares_with_the_previous_one(conversation: Conversation):
     original = fixture_text("code_errors.md")
     first = await conversation.send(original)
