@@ -7,10 +7,11 @@ many random strings over the characters that matter to it (seeded: the same stri
 And each is given input of about 2 MB (ten times the article limit): read once, that takes well
 under a second; read again from every position, as the old forms did, it would take hours, so a
 regression fails on the suite's per-test timeout (pyproject.toml) instead of passing slowly. No
-wall time is asserted."""
+wall time is asserted. Last, a checker the work pool stops is reported, and logged in one line."""
 
 from __future__ import annotations
 
+import logging
 import random
 import re
 from collections.abc import Callable
@@ -18,11 +19,14 @@ from collections.abc import Callable
 import pytest
 
 from agents.proofread.checkers import spelling
+from agents.proofread.checkers.base import CheckResult
 from agents.proofread.checkers.language_quality import LanguageQualityChecker, word_after, word_before
 from agents.proofread.checkers.spelling import honorific_names, is_known, self_introduced_names
 from agents.proofread.config import GraphConfig
 from agents.proofread.parser import parse_article
+from agents.proofread.schemas import ParsedArticle
 from agents.proofread.text import Sentence, list_segments
+from bot.workpool import WorkFailed
 from tests.proofread.test_spelling import context
 
 BIG = 2_000_000
@@ -134,3 +138,26 @@ def test_thousands_of_comment_lines_are_walked_once():
 def test_a_long_word_line_through_every_language_rule_gives_no_issue_and_no_error():
     article = parse_article("# Title\n\nIntro.\n\n" + "x" * (GraphConfig().max_article_bytes - 100) + "\n")
     assert LanguageQualityChecker(context()).rules(article) == []
+
+
+# --- a checker stopped by the work pool ------------------------------------------------------
+
+@pytest.mark.parametrize(("reason", "traceback"), [("timeout", False), ("memory", False), ("error", True)])
+async def test_a_checker_stopped_by_a_limit_is_reported_without_a_traceback(
+    reason: str, traceback: bool, caplog: pytest.LogCaptureFixture
+):
+    # A job stopped at the time or memory limit is a classified fault the pool already logged:
+    # the report names it, the log says so in one line. A job whose rules raised is a bug: traced.
+    class Stopped(LanguageQualityChecker):
+        async def check(self, article: ParsedArticle) -> CheckResult:
+            raise WorkFailed(reason, timeout=30)  # type: ignore[arg-type]
+
+    checker = Stopped(context())
+    with caplog.at_level(logging.WARNING, logger="agents.proofread.checkers.base"):
+        result = await checker.run({"parsed_article": parse_article("# Title\n\nText.\n")})  # type: ignore[typeddict-item]
+    (error,) = result["errors"]
+    assert error.step == "check_language_quality"
+    if reason == "timeout":
+        assert "took too long to check (over 30 s)" in error.message
+    (record,) = [r for r in caplog.records if "check_language_quality" in r.getMessage()]
+    assert (record.exc_info is not None) is traceback
