@@ -105,11 +105,12 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "mix_lines": lambda n: lines(
         lambda i: ["[" * 50, "`" * 30, "- " * 20, "> " * 20, "[a](" * 10, "*_" * 30, "<" * 40, "![" * 20][i % 8], n
     ),
-    # One long word: an image pasted as a data: URI, a minified line; the names before さん and
-    # と申します were looked for from each of its letters (tests/proofread/test_linear_rules.py).
+    # One long word (an image pasted as a data: URI, a minified line) and one run of spaces: the
+    # names before さん and と申します were looked for from each letter, list items cut from each
+    # space (tests/proofread/test_linear_rules.py gives each 2 MB).
     "long_word": lambda n: repeat("x", n),
     "data_uri_image": lambda n: "![diagram](data:image/png;base64," + repeat("iVBORw0KGgo", n - 40) + ")",
-    "space_run": lambda n: "a" + " " * (n - 7) + "and b",
+    "space_run": lambda n: "a" + " " * (n - 3) + "b",
     "realistic_article": lambda n: repeat(fixture_text("mixed_realistic.md"), n),
 }
 
