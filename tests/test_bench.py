@@ -48,3 +48,17 @@ def test_discord_ack_benchmark_reports_every_figure() -> None:
     assert re.search(r"runtime idle \(baseline\)\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms", out)
     assert re.search(r"while 4 turns stream\s+p50\s+[\d.]+ ms", out)
     assert re.search(r"edits per answer: median \d+", out) and re.search(r"REST calls per turn: [\d.]+", out)
+
+
+def test_proofread_long_lines_benchmark_reports_every_article() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "proofread-long-lines", "--kb", "10"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    assert "on 10 KB articles" in out
+    rows = re.findall(r"^\| (.+?) \| ([\d.]+) \| ([\d.]+) \|$", out, re.M)
+    assert [name for name, _seconds, _ratio in rows] == [
+        "realistic (baseline)", "data: URI image", "one word, no spaces", "a run of spaces",
+        "one line of doubled words", "`# ` lines",
+    ]
+    assert rows[0][2] == "1.00"
