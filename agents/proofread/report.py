@@ -333,7 +333,7 @@ def render_summary(review: dict[str, Any], *, limit: int = 5) -> str:
             f"\n{fixes['count']} safe fix{'es' if fixes['count'] != 1 else ''} applied: {fixes['fixed_name']} "
             f"(diff: {fixes['diff_name']}); the other issues need you."
         )
-    # The follow-up offered names a finding this review has (the first one shown); none, none offered.
+    # The follow-up offered names a finding this review has (the first one shown); with no finding, none is offered.
     example = next((i["number"] for i in [*top, *review["issues"]]), None)
     if example is None:
         text += ("\n全文のレポート: proofread-report.md。新しい版を送ると再チェックします。" if ja
