@@ -175,14 +175,12 @@ class BaseChecker(ABC):
             return {"errors": [ErrorInfo(step=self.step, error_type="MissingInput", message="no parsed article")]}
         try:
             result = await self.check(article)
-        except workpool.WorkFailed as exc:
-            if exc.reason == "error":  # the rules raised: a bug, worth its traceback
-                log.exception("%s failed", self.step)
-            else:  # stopped by a limit (time, memory) or a lost worker: the pool logged the cause
-                log.warning("%s stopped: %s", self.step, exc.reason)
-            return {"errors": [self.error(exc)]}
         except Exception as exc:
-            log.exception("%s failed", self.step)
+            if isinstance(exc, workpool.WorkFailed) and exc.reason != "error":
+                # Stopped by a limit (time, memory) or a lost worker: the pool logged the cause.
+                log.warning("%s stopped: %s", self.step, exc.reason)
+            else:  # the checker raised: a bug, worth its traceback
+                log.exception("%s failed", self.step)
             return {"errors": [self.error(exc)]}
         return {"issues": result.issues, "skipped": result.skipped, "errors": result.errors}
 
