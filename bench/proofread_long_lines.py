@@ -49,15 +49,14 @@ ARTICLES: dict[str, Callable[[int], str]] = {
 
 CHILD = """
 import importlib, json, sys, time
-from agents.proofread.checkers.base import rules_job
+from agents.proofread.checkers.base import _parsed, rules_job
 from agents.proofread.config import GraphConfig
-from agents.proofread.parser import parse_article
 checkers = json.loads(sys.argv[1])
 rules_job(getattr(importlib.import_module("agents.proofread.checkers.language_quality"), "LanguageQualityChecker"),
           GraphConfig(), "rules", "# Warm\\n\\nこれは文です。This is a sentence.\\n")  # dictionaries, untimed
 text = sys.stdin.read()
 started = time.perf_counter()
-parse_article(text)
+_parsed(text, None)  # parsed once, as in a worker: the checkers' rules_job calls reuse it
 for module, name, method in checkers:
     checker = getattr(importlib.import_module("agents.proofread.checkers." + module), name)
     rules_job(checker, GraphConfig(), method, text)
