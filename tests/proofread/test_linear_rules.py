@@ -18,10 +18,15 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.proofread.checkers import spelling
+from agents.proofread.checkers import code_quality, spelling
 from agents.proofread.checkers.base import CheckResult
 from agents.proofread.checkers.language_quality import LanguageQualityChecker, word_after, word_before
-from agents.proofread.checkers.spelling import honorific_names, is_known, self_introduced_names
+from agents.proofread.checkers.spelling import (
+    honorific_names,
+    is_known,
+    profile_link_names,
+    self_introduced_names,
+)
 from agents.proofread.config import GraphConfig
 from agents.proofread.parser import parse_article
 from agents.proofread.schemas import ParsedArticle
@@ -39,6 +44,20 @@ OLD_SELF_INTRODUCTION = re.compile(
     r"|([A-Za-z][A-Za-z0-9'’._-]*)\s*と(?:申します|申す|いいます|言います))"
 )
 OLD_LIST_SEPARATOR = re.compile(r",\s*(?:(?:and|or)\s+)?|\s+(?:and|or)\s+")
+OLD_ELISION = re.compile(
+    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]*\s*$"
+    r"|^\s*(?:\{\{\s*|[:：]\s*)?(?:省略|略|中略|以下略|途中省略|以下省略|omitted|snip)(?:\s*\}\})?\s*$"
+    r"|^\s*(?:#|//)?\s*(?:\.{2,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*(?:\.{2,}|…+)?\s*,?\s*$"
+    r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$"
+    r"|^\s*(?:#|//)?\s*([=*~〜-])\1+\s*(?:省略|略|中略|以下略|omitted|snip)\s*\1+\s*$"
+    r"|^[~〜～]+$",
+    re.M,
+)
+OLD_TOML_STATEMENT = re.compile(r"^\s*(?:\[|[\w\"'.-]+(?:\s*\.\s*[\w\"'-]+)*\s*=)", re.M)
+OLD_PROFILE_LINK = re.compile(
+    r"\[([^\]]+)\]\((?:https?://)?(?:www\.)?(?:twitter\.com|x\.com|github\.com|gitlab\.com|instagram\.com|"
+    r"bsky\.app/profile|linkedin\.com/in|mastodon\.\w+|zenn\.dev|qiita\.com)/@?[\w.-]+/?\)"
+)
 PIECES = ["a", "Z", "x", "'", "’", "-", ".", "_", "1", " ", "  ", "\t", "\n", "\u3000", "さん", "氏", "と申します",
           "です", "こんにちは", "、", "の", "and", "or", ",", "。"]
 
@@ -67,6 +86,40 @@ def test_rewritten_expressions_find_what_the_old_ones_found(new: Callable[[str],
     ]
     for sample in samples:
         assert new(sample) == old(sample), sample
+
+
+# Pieces of the code-block rules' inputs: runs of spaces and blank lines, ellipses and 省略 marks,
+# dotted keys, and the line ends (`\r`, form feed) that `\s` takes and `$` does not.
+BLOCK_PIECES = [" ", "  ", "\t", "\n", "\n", "\r", "\x0c", "\u3000", "#", "//", "...", ".", "..", "…", "・・・", "・", "･･･",
+                ",", "]", "}", "[", "{", ":", "：", "省略", "略", "omitted", "snip", "snipped", "{{", "}}", "(", ")", "（",
+                "）", "<", ">", "【", "】", "=", "*", "~", "〜", "～", "-", "a", "b1", "_", "'", '"', "é"]
+LINK_PIECES = ["[", "]", "(", ")", "](https://github.com/", "](x.com/", "](https://twitter.com/@", "](zenn.dev/u)",
+               "](https://mastodon.social/", "a", "b c", " ", "/", "@", ".", "-"]
+
+
+@pytest.mark.parametrize(
+    ("new", "old", "pieces"),
+    [
+        (lambda s: bool(code_quality.ELISION.search(s)), lambda s: bool(OLD_ELISION.search(s)), BLOCK_PIECES),
+        (lambda s: bool(code_quality.TOML_STATEMENT.search(s)), lambda s: bool(OLD_TOML_STATEMENT.search(s)), BLOCK_PIECES),
+        (profile_link_names, lambda s: {w.lower() for m in OLD_PROFILE_LINK.finditer(s) for w in spelling._ANY_WORD.findall(m[1])},
+         LINK_PIECES),
+    ],
+    ids=["elided code", "TOML statements", "profile links"],
+)
+def test_rewritten_block_rules_decide_as_the_old_ones_did(
+    new: Callable[[str], object], old: Callable[[str], object], pieces: list[str]
+):
+    # Code-block rules are asked only whether a block has a line of a kind (`search`), so the
+    # rewritten ones must answer the same; the profile links must give the same names.
+    rng = random.Random(11)
+    found = 0
+    for _ in range(60_000):
+        sample = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 30)))
+        expected = old(sample)
+        assert new(sample) == expected, sample
+        found += bool(expected)
+    assert found > 1_000  # the samples reach the rules, not only their misses
 
 
 def test_words_either_side_are_what_splitting_the_whole_text_gave():
@@ -133,6 +186,25 @@ def test_thousands_of_comment_lines_are_walked_once():
     assert len(article.headings) == lines
     prompted = parse_article("intro\n\nns-nt078:~ too$ rbenv init\n" + "# comment\n" * 10 + "\n# Real heading\n")
     assert [heading.text for heading in prompted.headings] == ["Real heading"]
+
+
+@pytest.mark.parametrize(
+    ("block", "elided"),
+    [("print(1)\n" + "\n" * BIG + "print(2)\n", False), ("print(1)" + " " * BIG + "x\n", False),
+     ("print(1)\n" + " \n" * (BIG // 2) + "x\n", False), ("print(1)\n" + "\n" * BIG + "  # ...\n", True)],
+    ids=["blank lines", "spaces", "lines of a space", "blank lines, then an elision"],
+)
+def test_a_code_block_of_blank_lines_is_read_once(block: str, elided: bool):
+    # 2,000 blank lines in a block took the old expression 73 s: each was tried, split two ways.
+    assert bool(code_quality.ELISION.search(block)) is elided
+    assert not code_quality.TOML_STATEMENT.search(block)
+
+
+def test_a_long_dotted_key_and_a_line_of_brackets_are_read_once():
+    assert not code_quality.TOML_STATEMENT.search("a." * (BIG // 2))
+    assert code_quality.TOML_STATEMENT.search("a." * (BIG // 2) + "a = 1")
+    assert profile_link_names("[" * BIG) == set()
+    assert profile_link_names("[" * BIG + "Karam](https://twitter.com/0xkarmacoma)") == {"karam"}
 
 
 def test_a_long_word_line_through_every_language_rule_gives_no_issue_and_no_error():

@@ -28,13 +28,20 @@ YAML = {"yaml", "yml"}
 TOML = {"toml"}
 SHELL = {"sh", "bash", "shell", "console", "shell-session", "terminal"}
 # A line (or a value) that is only an ellipsis, or `# ...` / `// ...`: the block is an excerpt.
+# Written to read a run of spaces or blank lines once: a match starts only at the first space of
+# a run (`(?<!\s)\s`) or takes at a line's start only that line's spaces (`[^\S\n]`), runs are
+# taken whole (possessive `*+`), and what follows a mark reaches only to the end of its line. For
+# `search`, the same as `(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]*\s*$` and its
+# siblings starting `^\s*`, which tried a run from each of its characters and split it two ways (a
+# block of 2,000 blank lines took 73 s); tests/proofread/test_linear_rules.py compares the two.
 ELISION = re.compile(
-    r"(?:^|[\s:,\[{])(?:#|//)?\s*(?:\.{3,}|…|・・・|･･･)\s*[,\]}]*\s*$"  # `[{"a": 1, ...}]`: closers after it
-    r"|^\s*(?:\{\{\s*|[:：]\s*)?(?:省略|略|中略|以下略|途中省略|以下省略|omitted|snip)(?:\s*\}\})?\s*$"  # `{{ 省略 }}`, `: 途中省略`
-    r"|^\s*(?:#|//)?\s*(?:\.{2,}|…+|・{3,}|･{3,})\s*[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?\s*(?:\.{2,}|…+)?\s*,?\s*$"  # `....省略`, `.. snip ..`
-    r"|^\s*(?:#|//)?\s*[\[(<（【]\s*(?:省略|略|中略|以下略|omitted|snip|snipped)\s*(?:\.{2,}|…)?\s*[\])>）】]\s*$"  # `[snip...]`
-    r"|^\s*(?:#|//)?\s*([=*~〜-])\1+\s*(?:省略|略|中略|以下略|omitted|snip)\s*\1+\s*$"  # `===== 省略 =====`
-    r"|^[~〜～]+$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
+    r"(?:\A|(?<!\s)\s|[:,\[{])\s*+(?:#|//)?\s*+(?:\.{3,}+|…|・・・|･･･)[^\S\n]*+[,\]}]*+[^\S\n]*+$"  # `[{"a": 1, ...}]`
+    r"|^[^\S\n]*+(?:\{\{\s*+|[:：]\s*+)?(?:省略|略|中略|以下略|途中省略|以下省略|omitted|snip)(?:[^\S\n]*+\}\})?[^\S\n]*+$"  # `{{ 省略 }}`
+    r"|^[^\S\n]*+(?:(?:#|//)\s*+)?(?:\.{2,}+|…++|・{3,}+|･{3,}+)\s*+[(（]?(?:省略|略|中略|以下略|omitted|snip)[)）]?"
+    r"[^\S\n]*+(?:\.{2,}+|…++)?[^\S\n]*+,?[^\S\n]*+$"  # `....省略`, `.. snip ..`
+    r"|^[^\S\n]*+(?:(?:#|//)\s*+)?[\[(<（【]\s*+(?:省略|略|中略|以下略|omitted|snip|snipped)\s*+(?:\.{2,}+|…)?\s*+[\])>）】][^\S\n]*+$"  # `[snip...]`
+    r"|^[^\S\n]*+(?:(?:#|//)\s*+)?([=*~〜-])\1++\s*+(?:省略|略|中略|以下略|omitted|snip)\s*+\1++[^\S\n]*+$"  # `===== 省略 =====`
+    r"|^[~〜～]++$",  # a line of tildes (wave dashes) before or after the lines shown: the rest left out
     re.M,
 )
 # A comment quoting the SyntaxError Python raises: the block shows the error on purpose.
@@ -59,8 +66,12 @@ def _metadata_only(source: str) -> bool:
     )
 
 
-# What every TOML document has: a `key = value` line or a `[table]` header.
-TOML_STATEMENT = re.compile(r"^\s*(?:\[|[\w\"'.-]+(?:\s*\.\s*[\w\"'-]+)*\s*=)", re.M)
+# What every TOML document has: a `key = value` line or a `[table]` header. A dotted key is taken
+# whole; only a key ending in `.` may go on past a space (`a. b = 1`). For `search`, the same as
+# `^\s*(?:\[|[\w"'.-]+(?:\s*\.\s*[\w"'-]+)*\s*=)`, which split `a.a.a…` every way it could.
+TOML_STATEMENT = re.compile(
+    r"^[^\S\n]*+(?:\[|[\w\"'.-]++(?:(?<=[\w\"'.-]\.)\s++[\w\"'-]++)?+(?:\s*+\.\s*+[\w\"'-]++)*+\s*+=)", re.M
+)
 # The files TOML is written in: a block under a toml tag named for any other file (`master.cnf`,
 # `.gitconfig`, `setup.cfg`) holds that file's own format, INI-like but not TOML.
 TOML_FILE = re.compile(r"(?i)(?:\.toml|(?:^|/)(?:Cargo|poetry|uv|pdm)\.lock|(?:^|/)Pipfile)$")

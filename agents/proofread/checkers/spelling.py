@@ -314,8 +314,8 @@ _FRENCH_FUNCTION_WORDS = frozenset({
 })
 _FUNCTION_WORDS = (_GERMAN_FUNCTION_WORDS, _FRENCH_FUNCTION_WORDS)
 # Link targets that are a person's page: the link's text is their name or handle.
-_PROFILE_LINK = re.compile(
-    r"\[([^\]]+)\]\((?:https?://)?(?:www\.)?(?:twitter\.com|x\.com|github\.com|gitlab\.com|instagram\.com|"
+_PROFILE_TARGET = re.compile(
+    r"\]\((?:https?://)?(?:www\.)?(?:twitter\.com|x\.com|github\.com|gitlab\.com|instagram\.com|"
     r"bsky\.app/profile|linkedin\.com/in|mastodon\.\w+|zenn\.dev|qiita\.com)/@?[\w.-]+/?\)"
 )
 
@@ -349,8 +349,22 @@ def self_introduced_names(line: str) -> set[str]:
 
 def profile_link_names(line: str) -> set[str]:
     """The words of the text of links to a person's profile (`[karam](https://twitter.com/0xkarmacoma)`):
-    a name or a handle, which no dictionary holds."""
-    return {word.lower() for match in _PROFILE_LINK.finditer(line) for word in _ANY_WORD.findall(match.group(1))}
+    a name or a handle, which no dictionary holds.
+
+    Read from each `]`: a link's text runs from the first `[` after the last `]` (or after the last
+    link) to it. These are the links an expression tried from every `[` found, reading on to the next
+    `]` each time, so a line of `[`s was read once per `[` (50 KB took 9 s)."""
+    names: set[str] = set()
+    start = 0
+    while (close := line.find("]", start)) != -1:
+        opening = line.find("[", start, close)
+        target = _PROFILE_TARGET.match(line, close) if -1 < opening < close - 1 else None
+        if target is None:
+            start = close + 1
+            continue
+        names.update(word.lower() for word in _ANY_WORD.findall(line[opening + 1 : close]))
+        start = target.end()
+    return names
 
 
 # An article is in another language when at least this many of its lines can be told apart and
