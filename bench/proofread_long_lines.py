@@ -1,6 +1,7 @@
 """The proofreader's own rules on articles of the size limit whose text is one long run of a kind
 (an image pasted as a data: URI, a word without spaces, a run of spaces, a line of doubled words,
-thousands of `# ` lines), against a realistic article of the same size measured in the same run.
+thousands of `# ` lines, a code block of blank lines, a code line with a run of spaces), against a
+realistic article of the same size measured in the same run.
 
     python -m bench proofread-long-lines [--kb 200] [--limit 60] [--runs 1]
 
@@ -45,6 +46,8 @@ ARTICLES: dict[str, Callable[[int], str]] = {
     "a run of spaces": lambda n: HEAD + "a" + " " * (n - 50) + "b\n",
     "one line of doubled words": lambda n: HEAD + _fill("word ", n - 40) + "\n",
     "`# ` lines": lambda n: _fill("# h\n", n),
+    "a code block of blank lines": lambda n: HEAD + "```python\nprint(1)\n" + "\n" * (n - 60) + "print(2)\n```\n",
+    "a code line with a run of spaces": lambda n: HEAD + "```python\nx = 1" + " " * (n - 60) + "\n```\n",
 }
 
 CHILD = """

@@ -59,6 +59,6 @@ def test_proofread_long_lines_benchmark_reports_every_article() -> None:
     rows = re.findall(r"^\| (.+?) \| ([\d.]+) \| ([\d.]+) \|$", out, re.M)
     assert [name for name, _seconds, _ratio in rows] == [
         "realistic (baseline)", "data: URI image", "one word, no spaces", "a run of spaces",
-        "one line of doubled words", "`# ` lines",
+        "one line of doubled words", "`# ` lines", "a code block of blank lines", "a code line with a run of spaces",
     ]
     assert rows[0][2] == "1.00"

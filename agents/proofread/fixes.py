@@ -173,7 +173,7 @@ def certain_language(block: CodeBlock) -> str | None:
     if content.startswith(("{", "[")):
         try:
             data = json.loads(content)
-        except ValueError:
+        except (ValueError, RecursionError):
             return None
         if (isinstance(data, dict) and data) or (
             isinstance(data, list) and data and all(isinstance(item, dict) for item in data)

@@ -18,7 +18,7 @@ from collections.abc import Callable
 
 import pytest
 
-from agents.proofread.checkers import code_quality, spelling
+from agents.proofread.checkers import code_quality, languages, spelling
 from agents.proofread.checkers.base import CheckResult
 from agents.proofread.checkers.language_quality import LanguageQualityChecker, word_after, word_before
 from agents.proofread.checkers.spelling import (
@@ -120,6 +120,62 @@ def test_rewritten_block_rules_decide_as_the_old_ones_did(
         assert new(sample) == expected, sample
         found += bool(expected)
     assert found > 1_000  # the samples reach the rules, not only their misses
+
+
+# Expressions searched over a whole code block for a line of a kind (`^\s*X`, multiline) took at a
+# line's start only that line's spaces (`^[^\S\n]*+X`): `^\s*` tried a run of blank lines from the
+# start of each, reading it again each time (20,000 blank lines, 2e8 steps). The old expression is
+# the new one with `^\s*` back.
+LINE_KIND_RULES = {
+    **{name: getattr(code_quality, name) for name in (
+        "SHOWN_SYNTAX_ERROR", "ANNOTATION", "VARIANT_MARK", "JSON_COMMENT", "CYTHON", "PEP_695", "_EXTERNAL_SECRET")},
+    "SQL_STATEMENT": languages.SQL_STATEMENT,
+    "ML_LET_IN": languages.ML_LET_IN,
+    **{f"SIGNS[{tag}]": pattern for pattern, tag in languages.SIGNS if r"^[^\S\n]*+" in pattern.pattern},
+}
+# Lines each rule looks for, cut and padded at random with spaces, tabs, blank lines and `\r`.
+LINE_SEEDS = ["# SyntaxError: invalid syntax", "↑ ここ", "# ✅ good", "// NG", "-- before", "// comment", "/* c */", '"a", // x',
+              "cimport numpy", "cdef int x = 1", "from a cimport b", "def f[T](x): pass", "type X = int",
+              "class A[T]: pass", "kind: ExternalSecret", "- remoteRef:", "remoteRef:", "select a from b",
+              "insert into t", "create table t (", "grant all on x", "let x = 1 in", "#include <stdio.h>",
+              "package main", "func main() {}", "package main\nfunc main() {}", "fn main() {", "use std::io;", "public class A {", "import x from 'y'",
+              "const a = require('x')", "console.log(1)", "function f(x) {", "<?xml version", ".a {", "  color: red;",
+              ".a {\n  color: red;"]
+PADDING = [" ", "  ", "\t", "\n", "\n\n", " \n", "\r", "\x0c", "x", "#", "-", "//"]
+
+
+def line_sample(rng: random.Random) -> str:
+    parts = []
+    for _ in range(rng.randint(1, 6)):
+        line = rng.choice(LINE_SEEDS + PADDING)
+        for _ in range(rng.randint(0, 2)):
+            cut = rng.randint(0, len(line))
+            line = line[:cut] + rng.choice(PADDING) + line[cut:]
+        parts.append(line)
+    return rng.choice(["\n", "", " "]).join(parts)
+
+
+def _old_form(pattern: re.Pattern[str]) -> re.Pattern[str]:
+    old = pattern.pattern.replace(r"^[^\S\n]*+", r"^\s*").replace(r"(?:-\s*+)?remoteRef", r"-?\s*remoteRef")
+    return re.compile(old, pattern.flags)
+
+
+@pytest.mark.parametrize("name", list(LINE_KIND_RULES))
+def test_a_line_of_a_kind_is_found_where_it_was(name: str):
+    new = LINE_KIND_RULES[name]
+    old = _old_form(new)
+    assert old.pattern != new.pattern
+    rng = random.Random(name)
+    found = 0
+    for _ in range(20_000):
+        sample = line_sample(rng)
+        expected = len(old.findall(sample))  # VARIANT_MARK counts its lines; the rest are searched
+        assert len(new.findall(sample)) == expected, sample
+        found += bool(expected)
+    assert found > 100, found
+    # A block of blank lines, each tried from its start: read once.
+    assert not new.search("x\n" + "\n" * BIG + "x")
+    assert not new.search("x\n" + " \n" * (BIG // 2) + "x")
 
 
 def test_words_either_side_are_what_splitting_the_whole_text_gave():

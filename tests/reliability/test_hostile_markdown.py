@@ -111,6 +111,16 @@ HOSTILE: dict[str, Callable[[int], str]] = {
     "long_word": lambda n: repeat("x", n),
     "data_uri_image": lambda n: "![diagram](data:image/png;base64," + repeat("iVBORw0KGgo", n - 40) + ")",
     "space_run": lambda n: "a" + " " * (n - 3) + "b",
+    # Code blocks: blank lines, each tried from its start by the rules that look for a line of a kind
+    # (2,000 took 73 s); and code nested past what Python's, JSON's, YAML's and TOML's parsers follow,
+    # which raised RecursionError or MemoryError out of the check instead of leaving the block unjudged.
+    "code_blank_lines": lambda n: "```python\nprint(1)\n" + "\n" * (n - 30) + "print(2)\n```",
+    "code_space_lines": lambda n: "```\nprint(1)\n" + repeat(" \n", n - 30) + "print(2)\n```",
+    "deep_python": lambda n: "```python\nx = " + repeat("a*", n - 20) + "a\n```",
+    "deep_python_unary": lambda n: "```python\nx = " + repeat("-", n - 20) + "1\n```",
+    "deep_json": lambda n: "```json\n" + repeat('{"a":', n - 20) + "\n```",
+    "deep_yaml": lambda n: "```yaml\na: " + repeat("[", n - 20) + "\n```",
+    "deep_toml": lambda n: "```toml\na = " + repeat("[", n - 20) + "\n```",
     "realistic_article": lambda n: repeat(fixture_text("mixed_realistic.md"), n),
 }
 

@@ -45,13 +45,13 @@ ELISION = re.compile(
     re.M,
 )
 # A comment quoting the SyntaxError Python raises: the block shows the error on purpose.
-SHOWN_SYNTAX_ERROR = re.compile(r"(?m)^\s*#.*\bSyntaxError\b")
+SHOWN_SYNTAX_ERROR = re.compile(r"(?m)^[^\S\n]*+#.*\bSyntaxError\b")
 # A line that points at the code above it (`    ↑ ここを変えるだけ`): a note, not code.
-ANNOTATION = re.compile(r"^\s*[↑↓←⇑⇐]", re.M)
+ANNOTATION = re.compile(r"^[^\S\n]*+[↑↓←⇑⇐]", re.M)
 # A comment that marks one of the variants a block sets side by side (`# ✅ …` then `# ❌ …`, `// NG`,
 # `# 良い例`): the block shows alternatives of one document, not one document.
 VARIANT_MARK = re.compile(
-    r"^\s*(?:#|//|--)\s*(?:✅|❌|⭕|✔️?|✖️?|×|〇|○|OK\b|NG\b|good\b|bad\b|before\b|after\b|良い例|悪い例|正しい|誤り)",
+    r"^[^\S\n]*+(?:#|//|--)\s*(?:✅|❌|⭕|✔️?|✖️?|×|〇|○|OK\b|NG\b|good\b|bad\b|before\b|after\b|良い例|悪い例|正しい|誤り)",
     re.M | re.I,
 )
 _METADATA_LINE = re.compile(r"[A-Za-z][\w-]*:\s+[^=\s][^=]*")
@@ -76,7 +76,7 @@ TOML_STATEMENT = re.compile(
 # `.gitconfig`, `setup.cfg`) holds that file's own format, INI-like but not TOML.
 TOML_FILE = re.compile(r"(?i)(?:\.toml|(?:^|/)(?:Cargo|poetry|uv|pdm)\.lock|(?:^|/)Pipfile)$")
 # A comment on a line of its own, after a comma or a bracket, or after a value (`} // default 30000`).
-JSON_COMMENT = re.compile(r"^\s*(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
+JSON_COMMENT = re.compile(r"^[^\S\n]*+(?://|/\*)|[,{\[]\s*//|[}\]\"\d]\s+//", re.M)
 # VS Code's own files (tasks.json, settings.json, tsconfig.json, devcontainer.json) are JSON with
 # comments and trailing commas; its `${workspaceFolder}` variables, or the file's name, say so.
 VSCODE_VARIABLE = re.compile(r"\$\{(?:workspaceFolder|workspaceRoot|file|fileBasename\w*|fileDirname|env:\w+|config:[\w.]+)\}")
@@ -154,7 +154,7 @@ def is_stack_trace(content: str) -> bool:
 
 
 # An ExternalSecret manifest, whose `secretKey` fields name keys of the Secret it writes.
-_EXTERNAL_SECRET = re.compile(r"^\s*(?:kind:\s*(?:Cluster)?ExternalSecret\b|-?\s*remoteRef:)", re.M)
+_EXTERNAL_SECRET = re.compile(r"^[^\S\n]*+(?:kind:\s*(?:Cluster)?ExternalSecret\b|(?:-\s*+)?remoteRef:)", re.M)
 # A key ending in one of these names where a secret is kept or what kind it is (Kubernetes'
 # `secretName`, `secretKeyRef`; `password_file`, `token_type`), not the secret itself.
 _WHERE_KEPT = re.compile(
@@ -331,6 +331,10 @@ class CodeQualityChecker(BaseChecker):
             if language in languages and block.content.strip():
                 try:
                     check(block.content)
+                except (RecursionError, MemoryError):
+                    # Nested deeper than the parser follows (`a*a*…` or `- - -…` thousands of times):
+                    # CPython's own compile() gives up the same way, so there is no line to point at.
+                    return []
                 except SyntaxProblem as problem:
                     if name == "shell" and _looks_like_output(block.content, problem.line):
                         return []  # `build: 3947 (…)`: a program's output pasted under a shell tag
@@ -488,9 +492,9 @@ def _repl_statements(lines: list[str]) -> list[str]:
 
 
 IPYTHON_LINE = re.compile(r"^\s*(?:[\w.]+(?:\[[^\]\n]*\])*\s*=\s*)?[!%]|^\s*[\w.]+\?\??\s*$")
-CYTHON = re.compile(r"^\s*(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)
+CYTHON = re.compile(r"^[^\S\n]*+(?:cimport\s|from\s+\S+\s+cimport\s|cp?def\s+(?:(?:public|inline|extern|class|struct)\s+)?[\w.\[\], ]+\s+\w+\s*[(=:\n])", re.M)
 # Type parameter lists and `type` aliases (PEP 695, Python 3.12).
-PEP_695 = re.compile(r"^\s*(?:(?:async\s+)?def|class)\s+\w+\s*\[|^\s*type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
+PEP_695 = re.compile(r"^[^\S\n]*+(?:(?:async\s+)?def|class)\s+\w+\s*\[|^[^\S\n]*+type\s+\w+\s*(?:\[[^\]]*\])?\s*=", re.M)
 # An f-string whose replacement field holds a string in the f-string's own quotes (PEP 701, Python
 # 3.12): `f"URL: {url.replace("map", "food")}"`. The field closes after the inner string.
 PEP_701 = re.compile(r"""[fF][rRbB]?(?:"[^"\n]*\{[^}"\n]*"[^"\n]*"[^}\n]*\}|'[^'\n]*\{[^}'\n]*'[^'\n]*'[^}\n]*\})""")
@@ -530,7 +534,7 @@ def _json_values(source: str) -> int:
     while position < len(text):
         try:
             _value, end = decoder.raw_decode(text, position)
-        except ValueError:
+        except (ValueError, RecursionError):  # RecursionError: `[[[[…` deeper than the decoder goes
             return 0
         count += 1
         position = end
@@ -552,7 +556,7 @@ def _one_member_shown(source: str) -> bool:
         return False
     try:
         value = json.loads("{" + inner[:-1] + "}")
-    except ValueError:
+    except (ValueError, RecursionError):
         return False
     return isinstance(value, dict) and len(value) == 1 and isinstance(next(iter(value.values())), (dict, list))
 

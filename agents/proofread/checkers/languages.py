@@ -31,7 +31,7 @@ LOG_LEVEL = re.compile(r"(?i)^(?:err!?|error|warn(?:ing)?|notice|fatal|verb|sill
 LOG_PREFIX = re.compile(r"^\s+\|\s+\d")
 ELLIPSIS = re.compile(r"^\s*(?:#\s*)?(?:\.\.\.|…)")
 SQL_STATEMENT = re.compile(
-    r"(?im)^\s*(?:select\s.+\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s"
+    r"(?im)^[^\S\n]*+(?:select\s.+\sfrom\s|insert\s+into\s|update\s+\S+\s+set\s|delete\s+from\s"
     r"|create\s+(?:or\s+replace\s+)?(?:unique\s+)?(?:table|index|view|database|schema|extension|function|user|role|trigger)\s"
     r"|drop\s+(?:table|index|view|database|schema)\s|alter\s+table\s|grant\s.+\son\s|revoke\s.+\son\s)"
 )
@@ -39,7 +39,7 @@ SQL_STATEMENT = re.compile(
 # git repository`, `error[E0382]: borrow of moved value`): what follows is the message it printed.
 ERROR_LINE = re.compile(r"^(?:ERROR|Error|error|FATAL|Fatal|fatal)(?:\[[\w-]+\])?:\s+\S+(?:\s+\S+){2,}")
 # ML's `let x = … in` (OCaml, F#, an ML-style intermediate form): `let` here opens no JavaScript binding.
-ML_LET_IN = re.compile(r"(?m)^\s*let\b[^\n]*=[^\n]*\bin\s*$")
+ML_LET_IN = re.compile(r"(?m)^[^\S\n]*+let\b[^\n]*=[^\n]*\bin\s*$")
 # A logger's tag opening a printed line (`flutter: uri: …`, `I/flutter: …`, `app_1: …`).
 LOG_TAG = re.compile(r"^([\w./-]+):(?:\s|$)")
 INI_SECTION = re.compile(r"^\s*\[[\w .:\"-]+\]\s*$")
@@ -47,18 +47,18 @@ INI_PAIR = re.compile(r"^\s*[\w.-]+\s*=\s*\S?")
 INI_COMMENT = re.compile(r"^\s*[;#]")
 # Strong signs of a programming language, each a (pattern, tag) pair; the first that matches wins.
 SIGNS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"(?m)^\s*#include\s*[<\"]"), "c"),
-    (re.compile(r"(?ms)^\s*package\s+\w+\s*$.*^\s*func\s"), "go"),
-    (re.compile(r"(?m)^\s*(?:pub\s+)?fn\s+\w+.*[{(]|^\s*use\s+\w+(?:::\w+)+;"), "rust"),
-    (re.compile(r"(?m)^\s*(?:public|private|protected)\s+(?:static\s+)?(?:final\s+)?(?:class|interface|void|enum)\s"), "java"),
-    (re.compile(r"(?m)^\s*(?:import\s.+\sfrom\s+['\"]|import\s+['\"][^'\"\n]+['\"];?\s*$|export\s+(?:default|const|function|class)\s"
+    (re.compile(r"(?m)^[^\S\n]*+#include\s*[<\"]"), "c"),
+    (re.compile(r"(?ms)^[^\S\n]*+package\s+\w+\s*$.*^[^\S\n]*+func\s"), "go"),
+    (re.compile(r"(?m)^[^\S\n]*+(?:pub\s+)?fn\s+\w+.*[{(]|^[^\S\n]*+use\s+\w+(?:::\w+)+;"), "rust"),
+    (re.compile(r"(?m)^[^\S\n]*+(?:public|private|protected)\s+(?:static\s+)?(?:final\s+)?(?:class|interface|void|enum)\s"), "java"),
+    (re.compile(r"(?m)^[^\S\n]*+(?:import\s.+\sfrom\s+['\"]|import\s+['\"][^'\"\n]+['\"];?\s*$|export\s+(?:default|const|function|class)\s"
                 r"|['\"]use strict['\"];|require\(['\"][^'\"\n]+['\"]\);?\s*$|module\.exports\s*="
                 r"|(?:const|let|var)\s+[\w{}\[\], ]+=\s*(?:require\(|async\b|\(|function\b|new\b|\{|\[|['\"`\d])"
                 r"|function\s+\w+\s*\(|console\.log\()"), "javascript"),
     (re.compile(r"(?m)^FROM\s+\S+.*(?:\n.*)*\n(?:RUN|COPY|ADD|CMD|ENTRYPOINT|WORKDIR|ENV|EXPOSE|ARG)\s"), "dockerfile"),
-    (re.compile(r"(?m)^\s*<\?xml\s"), "xml"),
+    (re.compile(r"(?m)^[^\S\n]*+<\?xml\s"), "xml"),
     (re.compile(r"(?is)^\s*<(?:!doctype\s+html|html|head|body|div|span|p|a|ul|ol|table|form|section|template|script|style)[\s>].*</\w+>"), "html"),
-    (re.compile(r"(?m)^\s*[.#]?[\w-]+(?:[\s,>:.#][\w-]+)*\s*\{\s*$\n\s*[\w-]+\s*:\s*[^;]+;"), "css"),
+    (re.compile(r"(?m)^[^\S\n]*+[.#]?[\w-]+(?:[\s,>:.#][\w-]+)*\s*\{\s*$\n\s*[\w-]+\s*:\s*[^;]+;"), "css"),
 )
 # Markdown written to be shown, not rendered: inline markup in pairs, or a link. A Python dunder
 # in a path (`…/__init__.py`, `__main__.py`) is a name, not bold.
@@ -110,7 +110,7 @@ def _json(content: str) -> str | None:
         return None
     try:
         data = json.loads(text)
-    except ValueError:
+    except (ValueError, RecursionError):  # RecursionError: `[[[[…` deeper than the decoder goes
         return None
     return "json" if isinstance(data, dict | list) and data else None
 
@@ -165,7 +165,7 @@ def _commands(content: str) -> str | None:
 def _python(content: str) -> str | None:
     try:
         tree = ast.parse(content)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):  # the last two: nested deeper than the parser goes
         return None
     statements = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
     has_print = any(
@@ -209,7 +209,7 @@ def _yaml(content: str) -> str | None:
         return None
     try:
         data = yaml.safe_load(content)
-    except yaml.YAMLError:
+    except (yaml.YAMLError, RecursionError):  # PyYAML composes nested collections recursively
         return None
     if not isinstance(data, dict) or len(data) < 2:
         return None

@@ -344,7 +344,7 @@ def _jwt_header(value: str) -> bool:
         return False
     try:
         header = json.loads(base64.urlsafe_b64decode(value + "=" * (-len(value) % 4)))
-    except (binascii.Error, ValueError):
+    except (binascii.Error, ValueError, RecursionError):  # RecursionError: a forged `{"a":{"a":…` nested past the decoder
         return False
     return isinstance(header, dict) and "alg" in header
 
@@ -359,7 +359,7 @@ def _expired_jwt(token: str) -> bool:
     payload = segments[1]
     try:
         claims = json.loads(base64.urlsafe_b64decode(payload + "=" * (-len(payload) % 4)))
-    except (binascii.Error, ValueError):
+    except (binascii.Error, ValueError, RecursionError):  # RecursionError: a forged `{"a":{"a":…` nested past the decoder
         return False
     expiry = claims.get("exp") if isinstance(claims, dict) else None
     return isinstance(expiry, (int, float)) and not isinstance(expiry, bool) and expiry < time.time()
