@@ -85,13 +85,13 @@ _SHORT_RANGES = [
 
 _NIGHTS = re.compile(
     r"\b(?P<n>" + NUMBER_TOKEN + r")\s*(?:-\s*)?(?P<unit>nights?|days?|weeks?)\b(?!\s+(?:ago|from now|later))"
-    r"|(?P<jn>\d+|[一二三四五六七八九十])\s*泊",
+    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*泊",
     re.IGNORECASE,
 )
 _IN_N = re.compile(
     r"\bin\s+(?P<n>" + NUMBER_TOKEN + r")\s+(?P<unit>days?|weeks?|months?)\b"
     r"|\b(?P<n2>" + NUMBER_TOKEN + r")\s+(?P<unit2>days?|weeks?)\s+(?:from\s+(?:now|today)|later)\b"
-    r"|(?P<jn>\d+|[一二三四五六七八九十])\s*(?P<junit>日|週間|ヶ月|か月)後",
+    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*(?P<junit>日|週間|ヶ月|か月)後",
     re.IGNORECASE,
 )
 _WEEKEND = re.compile(
@@ -212,6 +212,15 @@ def extract_nights(text: str) -> int | None:
     return None
 
 
+def _after(day: date, days: int) -> date:
+    """`days` after `day`; the calendar's last day for a stay that would end past it ("for 99999999
+    nights"), which the search then refuses as too long, as it refuses 31 nights."""
+    try:
+        return day + timedelta(days=days)
+    except OverflowError:
+        return date.max
+
+
 def _weekend(today: date, which: str) -> Stay:
     # A weekend stay is Friday and Saturday night. "this weekend" is the coming one (the current
     # one on Friday and Saturday); "next weekend" is the one after the current week's.
@@ -238,8 +247,8 @@ def _relative_start(text: str, today: date) -> tuple[date | Stay, int] | None:
         raw = match.group("n") or match.group("n2") or match.group("jn")
         unit = match.group("unit") or match.group("unit2") or match.group("junit")
         n = parse_number(raw)
-        if n is not None:
-            candidates.append((match.start(), today + timedelta(days=_unit_days(unit, n))))
+        if n is not None and (day := _after(today, _unit_days(unit, n))) is not date.max:
+            candidates.append((match.start(), day))  # not "in 99999999 days": past the calendar's end
     for pattern, offset in _SIMPLE_RELATIVE:
         for match in pattern.finditer(text):
             candidates.append((match.start(), today + timedelta(days=offset)))
@@ -311,14 +320,14 @@ def extract_stay(text: str, today: date, default_nights: int = 1) -> Stay | None
             end = _resolve(start, start.month, int(day_only.group("d")), start.year)
             if end is not None:
                 return Stay(start, end)
-        return Stay(start, start + timedelta(days=nights or default_nights))
+        return Stay(start, _after(start, nights or default_nights))
     if relative is not None:
         value, _ = relative
         if isinstance(value, Stay):
             if nights:
-                return Stay(value.check_in, value.check_in + timedelta(days=nights))
+                return Stay(value.check_in, _after(value.check_in, nights))
             return value
-        return Stay(value, value + timedelta(days=nights or default_nights))
+        return Stay(value, _after(value, nights or default_nights))
     return None
 
 
@@ -344,7 +353,7 @@ _CHILD_NOUNS = ("children", "child", "kids", "kid", "babies", "baby", "infants",
 _GROUP = re.compile(
     r"\b(?:family|group|party|team)\s+of\s+(?P<n>" + INT_TOKEN + r")\b"
     r"|\bfor\s+(?P<for>" + INT_TOKEN + r")(?=\s*(?:$|[,.!?;]|and\b|next|this|in\b|on\b|from\b|under\b|below\b))"
-    r"|(?:大人)?(?P<ja>\d+|[一二三四五六七八九十])\s*(?:人|名)",
+    r"|(?:大人)?(?P<ja>(?<!\d)\d++|[一二三四五六七八九十])\s*(?:人|名)",
     re.IGNORECASE,
 )
 _SOLO = re.compile(r"\b(?:solo|alone|just\s+me|by\s+myself|single\s+traveller|for\s+one|on\s+my\s+own)\b|一人|ひとり", re.IGNORECASE)

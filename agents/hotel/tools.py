@@ -229,7 +229,7 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
     if issue:
         return problem(issue)
     if not 1 <= args.guests <= MAX_GUESTS:
-        return problem(f"guests must be between 1 and {MAX_GUESTS}; ask the user how many people are travelling.")
+        return problem(f"Guests must be between 1 and {MAX_GUESTS}. Ask the user how many people are travelling.")
     price_currency = (args.currency or user_currency(tool_context)).upper()
     currency = price_currency if known_currency(price_currency) else user_currency(tool_context)
     if not known_currency(price_currency):
@@ -238,7 +238,7 @@ async def search_hotels(args: SearchHotelsArgs, store: HotelStore, tool_context:
         if value is not None and value < 0:
             return problem(f"{label} cannot be negative ({value:g}).")
     if args.min_price is not None and args.max_price is not None and args.min_price > args.max_price:
-        return problem(f"min_price {args.min_price:g} is above max_price {args.max_price:g}; ask the user.")
+        return problem(f"The lowest price ({args.min_price:g}) is above the highest ({args.max_price:g}). Ask the user.")
     notes: list[str] = []
     district = None
     if args.district:

@@ -10,10 +10,12 @@ agents/hotel/eval/phrasings.json."""
 
 from __future__ import annotations
 
+import bisect
 import functools
 import itertools
 import re
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.hotel import geo
@@ -42,8 +44,13 @@ ALTERNATIVES = re.compile(r"^\s*(?:,?\s*or(?:\s+maybe)?|/|か|または|それ�
 
 _CORRECTION = re.compile("|".join(CORRECTIONS), re.IGNORECASE)
 _NEGATED_BEFORE = re.compile(r"(?:" + "|".join(NEGATED_BEFORE) + r")\s*$", re.IGNORECASE)
-_NEGATED_AFTER = re.compile(r"^\s*(?:" + "|".join(NEGATED_AFTER) + ")")
-_CHOSEN_AFTER = re.compile(r"^(?:" + "|".join(CHOSEN_AFTER) + ")", re.IGNORECASE)
+# Matched at a position (`match(text, pos)`), not on the rest of the text cut off: a message naming
+# thousands of places would otherwise copy itself once per place.
+_NEGATED_AFTER = re.compile(r"\s*(?:" + "|".join(NEGATED_AFTER) + ")")
+_CHOSEN_AFTER = re.compile(r"(?:" + "|".join(CHOSEN_AFTER) + ")", re.IGNORECASE)
+# How far before a place a negation is looked for: the longest phrase ("rather than in") with room
+# for runs of spaces between its words.
+_NEGATION_REACH = 64
 
 # Capitalised words that start sentences or name things other than places.
 _NOT_PLACES = {
@@ -127,8 +134,8 @@ def _known(text: str) -> list[Mention]:
     found = [Mention(match.start(), match.end(), city.name, city)
              for pattern, city in _city_patterns() for match in pattern.finditer(folded)]
     # A city inside a sight's name ("Tokyo Tower", 「大阪城」) is the sight, not the city.
-    sights = [match.span() for pattern in _sight_patterns() for match in pattern.finditer(folded)]
-    found = [m for m in found if not any(a <= m.start and m.end <= b and (a, b) != (m.start, m.end) for a, b in sights)]
+    inside_a_sight = _within(sorted(match.span() for pattern in _sight_patterns() for match in pattern.finditer(folded)))
+    found = [m for m in found if not inside_a_sight(m.start, m.end)]
     # The longest name at a position wins ("New York City" over "New York"); overlaps are dropped.
     found.sort(key=lambda m: (m.start, -(m.end - m.start)))
     kept: list[Mention] = []
@@ -136,6 +143,23 @@ def _known(text: str) -> list[Mention]:
         if not kept or mention.start >= kept[-1].end:
             kept.append(mention)
     return kept
+
+
+def _within(spans: list[tuple[int, int]]) -> Callable[[int, int], bool]:
+    """Whether (start, end) lies inside one of `spans` (sorted) and is not that span itself: a span
+    that starts before it and reaches its end, or starts with it and goes past it. Looked up by
+    bisection, not by trying every span for every place."""
+    starts = [start for start, _end in spans]
+    reach = list(itertools.accumulate((end for _start, end in spans), max))  # the furthest end so far
+    longest_at: dict[int, int] = {}
+    for start, end in spans:
+        longest_at[start] = max(end, longest_at.get(start, end))
+
+    def within(start: int, end: int) -> bool:
+        before = bisect.bisect_left(starts, start)  # spans[:before] start before `start`
+        return (before > 0 and reach[before - 1] >= end) or longest_at.get(start, -1) > end
+
+    return within
 
 
 @functools.cache
@@ -162,12 +186,16 @@ def _sights() -> frozenset[str]:
 def _unknown(text: str, known: list[Mention]) -> list[Mention]:
     """Capitalised words that look like a place the table does not have ("Porto", "Lyon")."""
     sights = _sights()
+    # `known` is sorted and without overlaps, so its ends rise too: the last place that starts
+    # before a word ends is the only one that can overlap it.
+    starts = [k.start for k in known]
     found = []
     for match in _CAPITALISED.finditer(text):
         words = match.group(1).split()
         if words[0].lower() in _NOT_PLACES or _CALENDAR_WORD.match(words[0]):
             continue
-        if any(k.start < match.end() and match.start() < k.end for k in known):
+        before = bisect.bisect_left(starts, match.end())
+        if before and known[before - 1].end > match.start():
             continue
         if geo.normalize(words[0]) in sights:
             continue
@@ -182,7 +210,11 @@ def mentions(text: str) -> list[Mention]:
 
 
 def _negated(text: str, mention: Mention) -> bool:
-    return bool(_NEGATED_BEFORE.search(text[: mention.start]) or _NEGATED_AFTER.match(text[mention.end :]))
+    words_end = mention.start  # where the words before the place end
+    while words_end and text[words_end - 1].isspace():
+        words_end -= 1
+    before = _NEGATED_BEFORE.search(text, max(0, words_end - _NEGATION_REACH), mention.start)
+    return bool(before or _NEGATED_AFTER.match(text, mention.end))
 
 
 def read_places(text: str) -> Reading:
@@ -205,7 +237,7 @@ def read_places(text: str) -> Reading:
         known_after = [m for m in after if m.city is not None]
         return reading((known_after or after)[0])
     # 2. A place chosen with "please", 「にします」…
-    chosen = [m for m in wanted if _CHOSEN_AFTER.match(base[m.end :])]
+    chosen = [m for m in wanted if _CHOSEN_AFTER.match(base, m.end)]
     if chosen:
         return reading(chosen[-1])
     # 3. Alternatives not chosen between: ask.

@@ -26,11 +26,16 @@ NUMBER_TOKEN = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|
 INT_TOKEN = r"(?:\d+|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|thirteen|fourteen|fifteen|twenty|[一二三四五六七八九十])"
 
 
+MAX_COUNT_DIGITS = 9
+
+
 def parse_number(word: str) -> int | None:
     """'3' → 3, 'three' → 3, 'a' → 1, '三' → 3; None for anything else."""
     word = word.strip().lower()
-    if word.isdigit():
-        return int(word)
+    if word.isdecimal():  # not isdigit(): `²` is a digit int() refuses
+        # A count of nights, guests or stars; a run of digits longer than any count is none (and
+        # past 4,300 digits int() refuses it).
+        return int(word) if len(word) <= MAX_COUNT_DIGITS else None
     if word in NUMBER_WORDS:
         return NUMBER_WORDS[word]
     if word.startswith("couple"):
