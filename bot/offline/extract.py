@@ -32,7 +32,7 @@ MAX_COUNT_DIGITS = 9
 def parse_number(word: str) -> int | None:
     """'3' → 3, 'three' → 3, 'a' → 1, '三' → 3; None for anything else."""
     word = word.strip().lower()
-    if word.isdecimal():  # not isdigit(): `²` is a digit int() refuses
+    if word.isdecimal():  # what int() reads (isdigit() also takes `²`, which it refuses)
         # A count of nights, guests or stars; a run of digits longer than any count is none (and
         # past 4,300 digits int() refuses it).
         return int(word) if len(word) <= MAX_COUNT_DIGITS else None
