@@ -247,7 +247,7 @@ def _relative_start(text: str, today: date) -> tuple[date | Stay, int] | None:
         raw = match.group("n") or match.group("n2") or match.group("jn")
         unit = match.group("unit") or match.group("unit2") or match.group("junit")
         n = parse_number(raw)
-        if n is not None and (day := _after(today, _unit_days(unit, n))) is not date.max:
+        if n is not None and (day := _after(today, _unit_days(unit, n))) != date.max:
             candidates.append((match.start(), day))  # not "in 99999999 days": past the calendar's end
     for pattern, offset in _SIMPLE_RELATIVE:
         for match in pattern.finditer(text):
