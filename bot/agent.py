@@ -188,6 +188,10 @@ class AgentDefinition(ABC):
     settings_model: type[BaseSettings] | None = None
     # Messages of history the agent keeps; None: CONCIERGE_HISTORY_WINDOW.
     history_window: int | None = None
+    # The most characters a message to this agent may have; None: only the core's limit
+    # (CONCIERGE_MAX_INPUT_BYTES, sized for documents). Set it for an agent that reads requests:
+    # the user is told this agent's limit, and its offline rules never read a pasted book.
+    max_input_chars: int | None = None
     # Rules that teach the offline model this agent's domain.
     offline_skills: Sequence[OfflineSkill] = ()
     # The agent for text that no agent's intent words claim (small talk); one per bot.

@@ -14,6 +14,10 @@ TEXTS: dict[str, dict[Language, str]] = {
                       "ja": "メッセージが空です。`/hotel 京都 来週末` のように依頼を書くか、`/help` と送ってください。"},
     "message_too_long": {"en": "Your message is too long ({size} KB); the limit is {limit} KB. Attach it as a file instead.",
                          "ja": "メッセージが長すぎます（{size} KB）。上限は {limit} KB です。ファイルとして添付してください。"},
+    "agent_message_too_long": {
+        "en": "`{command}` takes messages of up to {limit:,} characters; yours has {size:,}. Please send a shorter request.",
+        "ja": "`{command}` へのメッセージは {limit:,} 文字までです（このメッセージは {size:,} 文字）。依頼を短くして送ってください。",
+    },
     "binary_message": {"en": "Your message contains binary data; please send plain text.",
                        "ja": "メッセージにバイナリデータが含まれています。テキストで送ってください。"},
     "file_too_large": {"en": "`{name}` is too large ({size} KB); the limit is {limit} KB.",

@@ -129,7 +129,9 @@ class PlatformBot:
 
     def command(self, name: str, text: str, *, key: ConversationKey | None, has_files: bool = False, **fields: Any) -> TurnInput | str:
         """A native slash command (`fields`: the TurnInput's who and where): the turn to run, or the
-        reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal."""
+        reply to give at once and privately: help or usage, `/reset`'s, the access policy's refusal,
+        why the runtime would refuse the text (too long for the agent, binary), so a request that
+        cannot run opens no thread."""
         found = self.runtime.commands.get(name)
         language = language_for(fields.get("locale"), text)
         if found is RESET:  # a direct message's rolling conversation; a command's thread has nothing to reset
@@ -140,7 +142,8 @@ class PlatformBot:
         if found is None or found.agent is None or (found.needs_input and not text and not has_files):
             return self.usage(found if found is not None and found.agent is not None else None, language)
         turn = TurnInput(text=text, command=found.name, **fields)
-        refusal = self.refusal(turn)
+        problem = self.runtime.input_problem(turn)
+        refusal = problem.user_message if problem is not None else self.refusal(turn)
         return turn if refusal is None else self.plain(refusal)
 
     def usage(self, command: Command | None, language: Language = "en") -> str:

@@ -511,13 +511,20 @@ class ConversationRuntime:
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
-    def _check_input(self, turn: TurnInput, *, files_follow: bool = False) -> str | None:
-        """Why the turn cannot be taken, in the user's language; None when it can."""
+    def _check_input(
+        self, turn: TurnInput, *, files_follow: bool = False, agent: AgentDefinition | None = None
+    ) -> str | None:
+        """Why the turn cannot be taken, in the user's language; None when it can. The agent's own
+        limit applies when the agent is known: `agent`, or the one the turn's command names."""
         text, attachments = turn.text, turn.attachments
         language = language_for(turn.locale, text)
         size = len(text.encode("utf-8", "surrogatepass"))
         if not text.strip() and not attachments and not turn.command and not files_follow:
             return say("empty_message", language)
+        command = self.commands.get(turn.command) if turn.command else None
+        agent = agent or (self._agents.get(command.agent) if command is not None and command.agent else None)
+        if agent is not None and (too_long := self._too_long_for(agent, text, language)):
+            return too_long
         if size > self.settings.max_input_bytes:
             return say("message_too_long", language, size=size // 1000, limit=self.settings.max_input_bytes // 1000)
         if "\x00" in text:
@@ -531,6 +538,15 @@ class ConversationRuntime:
             except BadInput as exc:
                 return exc.said(language)
         return None
+
+    def _too_long_for(self, agent: AgentDefinition, text: str, language: Language) -> str | None:
+        """The refusal of a message longer than the agent takes (`max_input_chars`), else None."""
+        limit = agent.max_input_chars
+        if limit is None or len(text) <= limit:
+            return None
+        found = self.commands.for_agent(agent.name)
+        return say("agent_message_too_long", language, command=found.slash if found else agent.command,
+                   limit=limit, size=len(text))
 
     def _config(self, key: ConversationKey, agent: AgentDefinition, generation: int) -> RunnableConfig:
         return {
@@ -583,6 +599,10 @@ class ConversationRuntime:
             if agent is None:
                 yield Final(text=self.commands.help_text(language=language))  # no agent claims it, no small talk
                 return
+        too_long = self._too_long_for(agent, turn.text, language)
+        if too_long is not None:  # a follow-up to an agent with a limit of its own; nothing runs
+            yield Failure(kind="bad_input", user_message=too_long)
+            return
         graph = await self._graph(agent)
         config = self._config(key, agent, record.generation)
         if record.note == AWAITING and record.agent == agent.name:

@@ -64,6 +64,15 @@ async def test_ask_refuses_binary_attachment_clearly(tmp_path: Path) -> None:
     assert "Traceback" not in err
 
 
+async def test_a_hotel_request_longer_than_hotel_takes_is_refused_at_once(tmp_path: Path) -> None:
+    # /hotel reads requests (4,000 characters); the core's limit is sized for documents (100 KB).
+    code, events, err = await ask(env_for(tmp_path), "/hotel " + "Paris " * 15_000)
+    assert code == 1 and [e["type"] for e in events] == ["failure"] and "Traceback" not in err
+    assert events[0]["user_message"] == (
+        "`/hotel` takes messages of up to 4,000 characters; yours has 89,999. Please send a shorter request."
+    )
+
+
 async def test_bad_configuration_is_reported_without_secrets(tmp_path: Path) -> None:
     env = env_for(tmp_path, CONCIERGE_LLM="openai", CONCIERGE_TURN_DEADLINE="-3", SLACK_BOT_TOKEN="xoxb-secret-123")
     code, _, err = await ask(env, "hello")

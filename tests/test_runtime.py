@@ -136,6 +136,50 @@ async def test_bad_input_gets_a_clear_message_and_loses_nothing(
     assert isinstance(follow_up[-1], Final) and follow_up[-1].data["messages"] == 4
 
 
+class ShortEcho(EchoAgent):
+    """An agent that reads requests, not documents: at most 40 characters a message."""
+
+    name = "short"
+    command = "/short"
+    intent_words = ()
+    max_input_chars = 40
+
+
+async def test_an_agents_own_limit_refuses_a_longer_message_with_that_limit(settings: Settings) -> None:
+    # The agent's limit is what the user is told, even for text past the core's limit too.
+    async with await ConversationRuntime.open(settings, agents=[ShortEcho()]) as rt:
+        key = ConversationKey.console("limit")
+        for text, size in (("x" * 41, "41"), ("x" * 200_000, "200,000")):
+            refused = await collect(rt.handle(key, TurnInput.typed(f"/short {text}")))
+            assert len(refused) == 1 and isinstance(refused[0], Failure) and refused[0].kind == "bad_input"
+            assert refused[0].user_message == (
+                f"`/short` takes messages of up to 40 characters; yours has {size}. Please send a shorter request."
+            )
+        assert await rt.app_db.get_thread(key.thread_id) is None  # refused before it was queued: no trace
+        kept = await collect(rt.handle(key, TurnInput.typed("/short " + "y" * 40)))  # the limit itself is taken
+        assert isinstance(kept[-1], Final) and kept[-1].text == "echo: " + "y" * 40
+        japanese = await collect(rt.handle(key, TurnInput.typed("/short " + "長" * 41)))
+        assert isinstance(japanese[0], Failure)
+        assert japanese[0].user_message.startswith("`/short` へのメッセージは 40 文字までです（このメッセージは 41 文字）")
+        problem = rt.input_problem(TurnInput(text="z" * 41, command="short"))
+        assert problem is not None and "up to 40 characters" in problem.user_message
+
+
+async def test_a_follow_up_longer_than_the_threads_agent_takes_is_refused_and_loses_nothing(settings: Settings) -> None:
+    async with await ConversationRuntime.open(settings, agents=[ShortEcho(), EchoAgent()]) as rt:
+        key = ConversationKey.console("follow")
+        await collect(rt.handle(key, TurnInput.typed("/short first")))
+        refused = await collect(rt.handle(key, TurnInput.typed("z" * 41)))  # no command: the thread's agent
+        assert len(refused) == 1 and isinstance(refused[0], Failure)
+        assert "`/short` takes messages of up to 40 characters; yours has 41" in refused[0].user_message
+        record = await rt.app_db.get_thread(key.thread_id)
+        assert record is not None and record.state == "idle" and record.turn == 1 and record.agent == "short"
+        after = await collect(rt.handle(key, TurnInput.typed("second")))
+        assert isinstance(after[-1], Final) and after[-1].data["messages"] == 4  # the refused one is not in it
+        other = await collect(rt.handle(ConversationKey.console("other"), TurnInput.typed("/echo " + "z" * 41)))
+        assert isinstance(other[-1], Final)  # an agent without a limit of its own takes it
+
+
 async def test_button_press_resumes_the_interrupted_graph_once(runtime: ConversationRuntime) -> None:
     key = ConversationKey.console("confirm")
     asked = await collect(runtime.handle(key, TurnInput.typed("/confirm delete the cart")))

@@ -55,6 +55,7 @@ class HotelAgent(AgentDefinition):
     narrates_tools = True  # "Searching hotels in Osaka…" / 「大阪のホテルを検索しています…」, not tool names
     settings_model = HotelSettings
     offline_skills = (HotelSkill(),)
+    max_input_chars = 4_000  # a request, not a document: where, when, who, budget
 
     def __init__(
         self,

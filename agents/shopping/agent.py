@@ -128,6 +128,7 @@ class ShopAgent(AgentDefinition):
     )
     settings_model = ShopSettings
     offline_skills = (ShopSkill(),)
+    max_input_chars = 4_000  # a request or a question about a product, not a document
     resumable = False  # cart changes live outside the checkpoint: never repeat them on a restart
     narrates_tools = True  # its tools say their progress in the shopper's language, not "Using search_products…"
 

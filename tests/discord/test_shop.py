@@ -58,3 +58,20 @@ async def test_confirm_pressed_after_a_restart_commits_the_cart_change_once(
     assert [i.quantity for i in (await store.get_cart(api.alice["id"])).items] == [1]
     assert sum("Added 1 ×" in m.content for m in api.bot_messages(root)) == 1
     assert not api.message(question.id).buttons()  # answered: the buttons are gone
+
+
+async def test_a_request_longer_than_shop_takes_is_refused_privately_in_the_users_language(
+    tmp_path: Path, api: FakeDiscordAPI, store: CatalogStore, review_index: ReviewIndex  # noqa: F811
+) -> None:
+    run = await start_discord(discord_settings(tmp_path, api), [shop_agent(store, review_index)])
+    try:
+        interaction = api.slash_command("shop", {"query": "イヤホン" * 1001}, locale="ja")
+        await api.dispatch("INTERACTION_CREATE", interaction)
+        channel = api.interactions[interaction["id"]].channel_id
+        refusal = await api.wait_for(lambda: next((m for m in api.messages(channel) if "/shop" in m.content), None))
+        await run.settle()
+    finally:
+        await run.stop()
+    assert refusal.ephemeral
+    assert refusal.content == "`/shop` へのメッセージは 4,000 文字までです（このメッセージは 4,004 文字）。依頼を短くして送ってください。"
+    assert api.interactions[interaction["id"]].response_type == 4 and not api.threads  # answered at once: no thread

@@ -46,6 +46,35 @@ async def test_add_to_cart_and_confirm_buttons_fill_the_cart(
     assert any("Added 1 ×" in m.text for m in api.thread("C0GENERAL", root.ts))
 
 
+async def test_a_request_longer_than_shop_takes_is_refused_privately_and_in_its_thread(
+    make_harness: HarnessFactory, store: CatalogStore, review_index: ReviewIndex  # noqa: F811
+) -> None:
+    harness = await make_harness([shop_agent(store, review_index)])
+    api, slack = harness.api, harness.slack
+    acked = await slack.command("/shop", "earbuds " * 500 + "x")  # 4,001 characters
+    body = acked.json()
+    assert body["response_type"] == "ephemeral"
+    assert body["text"] == "`/shop` takes messages of up to 4,000 characters; yours has 4,001. Please send a shorter request."
+    await harness.settle()
+    assert api.calls_to("chat.postMessage") == []  # no thread for a request that cannot run
+
+    await slack.command("/shop", "wireless earbuds under $100")
+    await harness.settle()
+    root = api.channel_messages("C0GENERAL")[0]
+    before = len(api.thread("C0GENERAL", root.ts))
+    pasted = slack.message_event("headphones " * 400, user="U0ALICE", channel="C0GENERAL", thread_ts=root.ts)
+    assert (await slack.event(pasted)).status == 200
+    await eventually(lambda: len(api.thread("C0GENERAL", root.ts)) > before)
+    await harness.settle()
+    said = [m.text for m in api.thread("C0GENERAL", root.ts)[before:]]
+    assert any("`/shop` takes messages of up to 4,000 characters; yours has 4,399" in text for text in said), said
+    assert not any("Add to cart" in str(m.blocks) for m in api.thread("C0GENERAL", root.ts)[before:])  # nothing ran
+    follow_up = slack.message_event("in stock near me?", user="U0ALICE", channel="C0GENERAL", thread_ts=root.ts)
+    assert (await slack.event(follow_up)).status == 200
+    await harness.settle()
+    assert len(api.thread("C0GENERAL", root.ts)) > before + len(said)  # the conversation goes on
+
+
 @asynccontextmanager
 async def slack_bot(settings: Settings, agents: list[AgentDefinition], api: FakeSlackAPI) -> AsyncIterator[SlackHarness]:
     """One bot process: its runtime over the data dir in `settings`, served until the block ends."""
