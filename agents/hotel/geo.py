@@ -7,13 +7,14 @@ when this module is imported."""
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import math
 import unicodedata
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, model_validator
 
@@ -56,24 +57,37 @@ class City:
 
     def district(self, text: str) -> District | None:
         """The district named (or aliased, or uniquely abbreviated) by `text`."""
-        key = normalize(text)
-        if not key:
-            return None
-        for d in self.districts:
-            if key == normalize(d.name) or key in (normalize(a) for a in d.aliases):
-                return d
-        partial = [d for d in self.districts if key in normalize(d.name)]
-        return partial[0] if len(partial) == 1 else None
+        return _named(normalize(text), self._district_keys)
 
     def landmark(self, text: str) -> Landmark | None:
-        key = normalize(text)
-        if not key:
-            return None
-        for lm in self.landmarks:
-            if key == normalize(lm.name) or key in (normalize(a) for a in lm.aliases):
-                return lm
-        partial = [lm for lm in self.landmarks if key in normalize(lm.name)]
-        return partial[0] if len(partial) == 1 else None
+        return _named(normalize(text), self._landmark_keys)
+
+    @functools.cached_property
+    def _district_keys(self) -> tuple[tuple[District, str, frozenset[str]], ...]:
+        return _keys(self.districts)
+
+    @functools.cached_property
+    def _landmark_keys(self) -> tuple[tuple[Landmark, str, frozenset[str]], ...]:
+        return _keys(self.landmarks)
+
+
+_Named = TypeVar("_Named", District, Landmark)
+
+
+def _keys(places: tuple[_Named, ...]) -> tuple[tuple[_Named, str, frozenset[str]], ...]:
+    """Each place with its name's and its aliases' keys (`normalize`), made once per city."""
+    return tuple((place, normalize(place.name), frozenset(normalize(a) for a in place.aliases)) for place in places)
+
+
+def _named(key: str, keyed: tuple[tuple[_Named, str, frozenset[str]], ...]) -> _Named | None:
+    """The place whose name or alias is `key`, else the one place whose name contains it."""
+    if not key:
+        return None
+    for place, name, aliases in keyed:
+        if key == name or key in aliases:
+            return place
+    partial = [place for place, name, _ in keyed if key in name]
+    return partial[0] if len(partial) == 1 else None
 
 
 def normalize(text: str) -> str:

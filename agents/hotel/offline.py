@@ -257,9 +257,13 @@ def detect_district(text: str, city: geo.City) -> str | None:
                 return district.name
     words = norm.split()
     own = {geo.normalize(name) for name in (city.name, *city.aliases)}
+    tried: set[str] = set()  # a phrase said twice is looked up once
     for n in (3, 2, 1):
         for i in range(len(words) - n + 1):
             phrase = " ".join(words[i : i + n])
+            if phrase in tried:
+                continue
+            tried.add(phrase)
             if len(phrase) >= 4 and phrase not in _STOP and phrase not in _CALENDAR and phrase not in own:
                 found = city.district(phrase)
                 if found is not None:

@@ -1,6 +1,7 @@
-"""A /hotel message may be up to the runtime's input limit (100 KB) and is read by the offline
-planner in the event loop, so every reading of it must be linear: a run of 20,000 digits held the
-loop (and every other conversation) for 7.8 s, and a message naming a place 3,400 times for 1.9 s.
+"""A /hotel message is read by the offline planner in the event loop, so every reading of it must be
+linear: before /hotel took at most 4,000 characters (HotelAgent.max_input_chars) it took the
+runtime's 100 KB, and a run of 20,000 digits held the loop (and every other conversation) for
+7.8 s, a message naming a place 3,400 times for 1.9 s. The readings stay linear on their own.
 
 As in tests/proofread/test_linear_rules.py: each rewritten expression or lookup is compared with
 the old one on seeded random strings, and each is given input ten times the limit, where the old
@@ -15,8 +16,9 @@ from datetime import date
 
 import pytest
 
-from agents.hotel import extract, understand
+from agents.hotel import extract, geo, understand
 from agents.hotel.extract import extract_guests, extract_nights, extract_stay
+from agents.hotel.offline import _CALENDAR, _STOP, detect_district
 from agents.hotel.understand import Mention, mentions, read_places
 
 BIG = 1_000_000
@@ -102,3 +104,68 @@ def test_a_message_naming_a_place_thousands_of_times_is_read_once(unit: str):
     few = read_places(unit * 3)
     many = read_places(unit * (BIG // 2 // len(unit)))
     assert (many.city, many.place, many.question, many.head) == (few.city, few.place, few.question, few.head)
+
+
+def _old_named(key: str, places: tuple[geo.District, ...] | tuple[geo.Landmark, ...]) -> object:
+    """City.district and City.landmark as they were: every name and alias normalized on each call."""
+    if not key:
+        return None
+    for place in places:
+        if key == geo.normalize(place.name) or key in (geo.normalize(a) for a in place.aliases):
+            return place
+    partial = [place for place in places if key in geo.normalize(place.name)]
+    return partial[0] if len(partial) == 1 else None
+
+
+def _asked_for(city: geo.City, rng: random.Random) -> list[str]:
+    """What a district or landmark lookup is asked: every name and alias, pieces of them, other words."""
+    names = [n for place in (*city.districts, *city.landmarks) for n in (place.name, *place.aliases)]
+    pieces = [name[i : i + k] for name in names for i, k in ((0, 3), (1, 4), (2, 6)) if name[i : i + k]]
+    other = ["", " ", "the", "Paris", "st", "MARAIS", "Le  Marais", "shinjuku-ku", "x" * 9]
+    return names + [n.upper() for n in names] + pieces + other + [rng.choice(names) + " " + rng.choice(other) for _ in range(40)]
+
+
+def test_districts_and_landmarks_are_found_by_their_keys_as_by_the_old_lookup():
+    rng = random.Random(7)
+    asked = 0
+    for city in geo.CITIES.values():
+        for text in _asked_for(city, rng):
+            key = geo.normalize(text)
+            assert city.district(text) is _old_named(key, city.districts), (city.name, text)
+            assert city.landmark(text) is _old_named(key, city.landmarks), (city.name, text)
+            asked += 1
+    assert asked > 4_000
+
+
+def _old_detect_district(text: str, city: geo.City) -> str | None:
+    """detect_district as it was: every phrase of the message looked up, however often it recurs."""
+    norm = geo.normalize(text)
+    for district in city.districts:
+        for name in (district.name, *district.aliases):
+            key = geo.normalize(name)
+            if key and (re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm) if key.isascii() else key in norm):
+                return district.name
+    words = norm.split()
+    own = {geo.normalize(name) for name in (city.name, *city.aliases)}
+    for n in (3, 2, 1):
+        for i in range(len(words) - n + 1):
+            phrase = " ".join(words[i : i + n])
+            if len(phrase) >= 4 and phrase not in _STOP and phrase not in _CALENDAR and phrase not in own:
+                found = city.district(phrase)
+                if found is not None:
+                    return found.name
+    return None
+
+
+def test_a_district_is_found_in_a_message_as_before_with_each_phrase_looked_up_once():
+    rng = random.Random(11)
+    found = 0
+    for city in geo.CITIES.values():
+        words = [w for d in city.districts for n in (d.name, *d.aliases) for w in n.split()]
+        words += ["near", "the", "hotel", "quiet", city.name, "in", "with", "pool", "and", "or"]
+        for _ in range(30):
+            text = " ".join(rng.choice(words) for _ in range(rng.randint(1, 12)))
+            expected = _old_detect_district(text, city)
+            assert detect_district(text, city) == expected, (city.name, text)
+            found += expected is not None
+    assert found > 300
