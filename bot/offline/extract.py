@@ -94,7 +94,10 @@ CURRENCY_WORDS_JA = {
 _SYMBOL = r"(?:(?<![A-Za-z])(?:us|nt|hk|s|a|c|r)\$|\$|€|£|¥|￥|₩|฿|₹)"
 _CODE = r"(?:" + "|".join(sorted(CURRENCY_WORDS, key=len, reverse=True)) + r")"
 _JA_CODE = "|".join(sorted(CURRENCY_WORDS_JA, key=len, reverse=True))
-_AMOUNT = r"\d[\d,]*(?:\.\d+)?"
+# From the first digit of a number only, and whole: what may follow an amount never starts with a
+# digit or a comma, so a shorter amount never matches where the whole one did not (and a run of
+# 4,000 digits is read once, not once per digit with every shorter amount tried).
+_AMOUNT = r"(?<!\d)\d[\d,]*+(?:\.\d+)?"
 # An amount with its currency either side: "$200", "200 euros", "EUR 150", "¥20,000", "2万円", "200"
 _MONEY = (
     r"(?:(?P<sym{s}>" + _SYMBOL + r")\s?(?P<a{s}>" + _AMOUNT + r")(?P<k{s}>k\b)?"
@@ -115,7 +118,7 @@ _MIN_WORDS = r"over|above|more\s+than|at\s+least|min(?:imum)?(?:\s+of)?|starting
 _APPROX_WORDS = r"around|about|approximately|roughly|~|circa"
 
 _RANGE = re.compile(
-    r"(?:between|from)?\s*" + _MONEY.format(s="1") + r"\s*(?:-|–|—|to|and|〜|~)\s*" + _MONEY.format(s="2"),
+    r"(?:between|from)?\s*+" + _MONEY.format(s="1") + r"\s*+(?:-|–|—|to|and|〜|~)\s*+" + _MONEY.format(s="2"),
     re.IGNORECASE,
 )
 _BOUND = re.compile(
@@ -123,7 +126,7 @@ _BOUND = re.compile(
     re.IGNORECASE,
 )
 _TRAILING_BOUND = re.compile(
-    _MONEY.format(s="") + r"\s*(?P<word>or\s+less|or\s+under|or\s+below|max(?:imum)?|tops|or\s+more|"
+    _MONEY.format(s="") + r"\s*+(?P<word>or\s+less|or\s+under|or\s+below|max(?:imum)?|tops|or\s+more|"
     r"and\s+up|plus|以下|以内|未満|まで|以上|から|前後|くらい|ぐらい|程度|ほど)",
     re.IGNORECASE,
 )
@@ -147,7 +150,7 @@ def _per_total(whole: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile(pattern, re.IGNORECASE)
 
 
-_KANJI_NUMBER = re.compile(r"[〇一二三四五六七八九十百千万]+|\d+(?:\.\d+)?(?:万(?:\d+千)?|千)")
+_KANJI_NUMBER = re.compile(r"[〇一二三四五六七八九十百千万]+|(?<!\d)\d++(?:\.\d+)?(?:万(?:\d++千)?|千)")
 _KANJI_VALUES = {"〇": 0, "一": 1, "二": 2, "三": 3, "四": 4, "五": 5, "六": 6, "七": 7, "八": 8, "九": 9}
 _KANJI_UNITS = {"十": 10, "百": 100, "千": 1000}
 
@@ -317,13 +320,13 @@ class MinRating:
 
 
 _RATING = re.compile(
-    r"(?:rated|rating|score|reviews?|review\s+score)\s*(?:of\s+)?(?:at\s+least|above|over|of|>=?|min(?:imum)?)?\s*"
+    r"(?:rated|rating|score|reviews?|review\s+score)\s*+(?:of\s+)?(?:at\s+least|above|over|of|>=?|min(?:imum)?)?\s*+"
     r"(?P<v>\d+(?:\.\d+)?)\s*(?P<plus>\+|or\s+(?:more|higher|better|above))?\s*(?:/\s*(?P<s>5|10)|out\s+of\s+(?P<s2>5|10))?"
-    r"|(?P<v2>\d+(?:\.\d+)?)\s*(?:\+|or\s+(?:more|higher|better))?\s*(?:/\s*(?P<s3>5|10)|out\s+of\s+(?P<s4>5|10))?\s*"
+    r"|(?<!\d)(?P<v2>\d++(?:\.\d+)?)\s*+(?:\+|or\s+(?:more|higher|better))?\s*+(?:/\s*+(?P<s3>5|10)|out\s+of\s+(?P<s4>5|10))?\s*+"
     r"(?:\+\s*)?(?:rated|rating|review|score|(?:guest|customer|user|average)\s+rating)"
-    r"|(?:at\s+least|above|over)\s*(?P<v3>\d+(?:\.\d+)?)\s*(?:/\s*(?P<s5>5|10)|out\s+of\s+(?P<s6>5|10))"
+    r"|(?:at\s+least|above|over)\s*+(?P<v3>\d++(?:\.\d+)?)\s*+(?:/\s*(?P<s5>5|10)|out\s+of\s+(?P<s6>5|10))"
     r"|評価\s*(?P<v4>\d+(?:\.\d+)?)\s*(?:以上)?"
-    r"|(?<![\d/])(?P<v5>\d(?:\.\d+)?)\s*(?:/\s*(?P<s7>5|10)|out\s+of\s+(?P<s8>5|10))(?![\d/])",
+    r"|(?<![\d/])(?P<v5>\d(?:\.\d+)?)\s*+(?:/\s*(?P<s7>5|10)|out\s+of\s+(?P<s8>5|10))(?![\d/])",
     re.IGNORECASE,
 )
 
