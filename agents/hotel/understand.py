@@ -34,19 +34,21 @@ NEGATED_BEFORE: tuple[str, ...] = (
 )
 # A place right before one of these is one the traveller does not want.
 NEGATED_AFTER: tuple[str, ...] = ("じゃなくて", "ではなくて", "ではなく", "じゃなく", "でなく", "より", "はやめ")
-# A place right before one of these is the traveller's choice.
+# A place right before one of these is the traveller's choice. Each run of spaces is taken whole
+# (`\s*+`): what follows it never starts with a space, and a place followed by thousands of spaces
+# is then read once, not once for every way of sharing them out.
 CHOSEN_AFTER: tuple[str, ...] = (
-    r"\s*,?\s*please\b", r"\s+it\s+is\b", r"\s+then\b", r"\s+instead\b", r"\s*にします", r"\s*にする",
-    r"\s*でお願い", r"\s*がいい", r"\s*にして", r"\s*で[、,。\s]",
+    r"\s*+,?\s*+please\b", r"\s++it\s+is\b", r"\s++then\b", r"\s++instead\b", r"\s*+にします", r"\s*+にする",
+    r"\s*+でお願い", r"\s*+がいい", r"\s*+にして", r"\s*+で[、,。\s]",
 )
 # Two places joined by one of these are alternatives.
-ALTERNATIVES = re.compile(r"^\s*(?:,?\s*or(?:\s+maybe)?|/|か|または|それとも|or\s+else)\s*$", re.IGNORECASE)
+ALTERNATIVES = re.compile(r"^\s*+(?:,?\s*+or(?:\s++maybe)?|/|か|または|それとも|or\s++else)\s*+$", re.IGNORECASE)
 
 _CORRECTION = re.compile("|".join(CORRECTIONS), re.IGNORECASE)
 _NEGATED_BEFORE = re.compile(r"(?:" + "|".join(NEGATED_BEFORE) + r")\s*$", re.IGNORECASE)
 # Matched at a position (`match(text, pos)`), not on the rest of the text cut off: a message naming
 # thousands of places would otherwise copy itself once per place.
-_NEGATED_AFTER = re.compile(r"\s*(?:" + "|".join(NEGATED_AFTER) + ")")
+_NEGATED_AFTER = re.compile(r"\s*+(?:" + "|".join(NEGATED_AFTER) + ")")
 _CHOSEN_AFTER = re.compile(r"(?:" + "|".join(CHOSEN_AFTER) + ")", re.IGNORECASE)
 # How far before a place a negation is looked for: the longest phrase ("rather than in") with room
 # for runs of spaces between its words.
