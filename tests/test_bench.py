@@ -62,3 +62,17 @@ def test_proofread_long_lines_benchmark_reports_every_article() -> None:
         "one line of doubled words", "`# ` lines", "a code block of blank lines", "a code line with a run of spaces",
     ]
     assert rows[0][2] == "1.00"
+
+
+def test_long_requests_benchmark_reports_every_message() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "long-requests", "--chars", "300"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    assert "messages of 300 characters" in out
+    rows = re.findall(r"^\| (/\w+) \| (.+?) \| ([\d.]+) \| ([\d.]+) \| ([\d,]+) \| (\w+) \|$", out, re.M)
+    names = ["a realistic request (baseline)", "a realistic request, repeated", "a run of digits", "a run of spaces",
+             "`1,` again and again", "its first word again and again"]
+    assert [(agent, name) for agent, name, *_ in rows] == [(agent, name) for agent in ("/hotel", "/shop") for name in names]
+    assert [ratio for _, name, _, ratio, _, _ in rows if name == names[0]] == ["1.0", "1.0"]
+    assert {answer for *_, answer in rows} == {"Final"}
