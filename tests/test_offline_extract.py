@@ -42,9 +42,15 @@ from bot.offline.extract import (
         ("4 nights under 100", PriceRange(None, 100, None)),
         ("cheaper than £90 per night", PriceRange(None, 90, "GBP")),
         ("under $600 total", PriceRange(None, 600, "USD", "total")),
+        # A currency code is a word of its own, not the end of one (st|ars, c|ars).
+        ("4 stars 200 max", PriceRange(None, 200, None)),
+        ("3 stars 100-200", None),  # a bare range without a currency is no price
+        ("cars between 100 and 200", PriceRange(100, 200, None)),
+        ("ARS 100 to 200", PriceRange(100, 200, "ARS")),
+        ("5 stars, usd 300 max", PriceRange(None, 300, "USD")),
     ],
 )
-def test_price_range(text: str, expected: PriceRange) -> None:
+def test_price_range(text: str, expected: PriceRange | None) -> None:
     assert extract_price_range(text) == expected
 
 

@@ -98,10 +98,11 @@ _JA_CODE = "|".join(sorted(CURRENCY_WORDS_JA, key=len, reverse=True))
 # digit or a comma, so a shorter amount never matches where the whole one did not (and a run of
 # 4,000 digits is read once, not once per digit with every shorter amount tried).
 _AMOUNT = r"(?<!\d)\d[\d,]*+(?:\.\d+)?"
-# An amount with its currency either side: "$200", "200 euros", "EUR 150", "¥20,000", "2万円", "200"
+# An amount with its currency either side: "$200", "200 euros", "EUR 150", "¥20,000", "2万円", "200". A
+# code before the amount is a word of its own: "4 stars 200 max" is no price in ARS (st|ars).
 _MONEY = (
     r"(?:(?P<sym{s}>" + _SYMBOL + r")\s?(?P<a{s}>" + _AMOUNT + r")(?P<k{s}>k\b)?"
-    r"|(?P<pre{s}>" + _CODE + r")\s?(?P<b{s}>" + _AMOUNT + r")(?P<kb{s}>k\b)?"
+    r"|(?P<pre{s}>(?<![A-Za-z])" + _CODE + r")\s?(?P<b{s}>" + _AMOUNT + r")(?P<kb{s}>k\b)?"
     r"|(?P<c{s}>" + _AMOUNT + r")(?P<kc{s}>k\b|万)?\s?(?P<post{s}>" + _SYMBOL + r"|円|" + _JA_CODE + "|" + _CODE
     + r"\b)?)"
 )

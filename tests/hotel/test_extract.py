@@ -120,6 +120,7 @@ def test_nights(text: str, nights: int | None) -> None:
         ("4 nights under 100", PriceRange(None, 100, None)),
         ("under $600 for the whole stay", PriceRange(None, 600, "USD", "total")),
         ("under 900 for the entire trip", PriceRange(None, 900, None, "total")),
+        ("Paris 4 stars 200 max", PriceRange(None, 200, None)),  # was 200 ARS: st|ars
     ],
 )
 def test_price_range_per_night_or_for_the_stay(text: str, expected: PriceRange) -> None:
