@@ -511,18 +511,16 @@ class ConversationRuntime:
                 yield event
 
     # --- a turn -------------------------------------------------------------------------
-    def _check_input(
-        self, turn: TurnInput, *, files_follow: bool = False, agent: AgentDefinition | None = None
-    ) -> str | None:
-        """Why the turn cannot be taken, in the user's language; None when it can. The agent's own
-        limit applies when the agent is known: `agent`, or the one the turn's command names."""
+    def _check_input(self, turn: TurnInput, *, files_follow: bool = False) -> str | None:
+        """Why the turn cannot be taken, in the user's language; None when it can. The limit of the
+        agent the turn's command names applies too (a follow-up's agent is checked in `_turn`)."""
         text, attachments = turn.text, turn.attachments
         language = language_for(turn.locale, text)
         size = len(text.encode("utf-8", "surrogatepass"))
         if not text.strip() and not attachments and not turn.command and not files_follow:
             return say("empty_message", language)
         command = self.commands.get(turn.command) if turn.command else None
-        agent = agent or (self._agents.get(command.agent) if command is not None and command.agent else None)
+        agent = self._agents.get(command.agent) if command is not None and command.agent else None
         if agent is not None and (too_long := self._too_long_for(agent, text, language)):
             return too_long
         if size > self.settings.max_input_bytes:
