@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import AsyncIterator
@@ -22,6 +24,18 @@ def percentile(values: list[float], p: float) -> float:
 
 def describe(values: list[float]) -> str:
     return f"median {statistics.median(values) * 1000:8.2f} ms   p95 {percentile(values, 95) * 1000:8.2f} ms"
+
+
+def child_output(code: str, *args: str, stdin: str, limit: float) -> str | None:
+    """The last line `python -c code *args` prints with `stdin` as its input; None when it has not
+    finished after `limit` seconds (it is stopped). A child that fails raises CalledProcessError."""
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], input=stdin, capture_output=True, text=True, timeout=limit, check=True,
+        )
+    except subprocess.TimeoutExpired:
+        return None
+    return done.stdout.strip().splitlines()[-1]
 
 
 def scratch_settings(**overrides: object) -> Settings:

@@ -17,10 +17,10 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
+
+from bench._common import child_output
 
 CHILD = """
 import asyncio, json, sys, time
@@ -76,13 +76,8 @@ SHAPES: dict[str, Callable[[str, int], str]] = {
 
 
 def _turn(data_dir: str, line: str, limit: float) -> dict[str, object] | None:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, data_dir], input=line, capture_output=True, text=True, timeout=limit, check=True,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    return dict(json.loads(done.stdout.strip().splitlines()[-1]))
+    out = child_output(CHILD, data_dir, stdin=line, limit=limit)
+    return None if out is None else dict(json.loads(out))
 
 
 def main(argv: list[str]) -> int:

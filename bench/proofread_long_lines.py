@@ -18,10 +18,9 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
-import sys
 from collections.abc import Callable
 
+from bench._common import child_output
 from bench.proofread import build_article
 
 CHECKERS = [
@@ -68,14 +67,8 @@ print(time.perf_counter() - started)
 
 
 def _time(text: str, limit: float) -> float | None:
-    try:
-        done = subprocess.run(
-            [sys.executable, "-c", CHILD, json.dumps(CHECKERS)], input=text, capture_output=True, text=True,
-            timeout=limit, check=True,
-        )
-    except subprocess.TimeoutExpired:
-        return None
-    return float(done.stdout.strip().splitlines()[-1])
+    out = child_output(CHILD, json.dumps(CHECKERS), stdin=text, limit=limit)
+    return None if out is None else float(out)
 
 
 def main(argv: list[str]) -> int:
