@@ -8,7 +8,6 @@ from bot.offline.extract import (
     MinRating,
     PriceRange,
     extract_count,
-    extract_currency,
     extract_min_rating,
     extract_ordinal,
     extract_price_range,
@@ -65,11 +64,34 @@ def test_numbers_that_are_not_prices(text: str) -> None:
 
 @pytest.mark.parametrize(
     ("text", "currency"),
-    [("$5", "USD"), ("in euros", "EUR"), ("£", "GBP"), ("5000円", "JPY"), ("CHF 200", "CHF"),
-     ("no currency here", None)],
+    [("under $5", "USD"), ("below 150 euros", "EUR"), ("£40 max", "GBP"), ("5000円以下", "JPY"),
+     ("CHF 200", "CHF"), ("under 200", None)],
 )
 def test_currency(text: str, currency: str | None) -> None:
-    assert extract_currency(text) == currency
+    price = extract_price_range(text)
+    assert price is not None and price.currency == currency
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["let me try 100 to 200", "try 150 max", "I won 50 in a raffle, under nothing", "mad 200 at the price",
+     "Rand 300 tops", "dong 100 or less"],
+)
+def test_english_words_before_an_amount_are_no_currency(text: str) -> None:
+    """'try', 'won', 'mad', 'rand' and 'dong' are currencies only as a code in capitals before an
+    amount: 'let me try 100 to 200' read as Turkish lira found no hotel at all."""
+    price = extract_price_range(text)
+    assert price is None or price.currency is None
+
+
+@pytest.mark.parametrize(
+    ("text", "currency"),
+    [("TRY 500 max", "TRY"), ("under 200,000 won", "KRW"), ("500 rand or less", "ZAR"), ("under MAD 900", "MAD"),
+     ("below 2,000,000 dong", "VND"), ("under 3000 try", "TRY"), ("WON 90000 max", "KRW")],
+)
+def test_those_words_still_name_a_currency_as_a_code_or_after_the_amount(text: str, currency: str) -> None:
+    price = extract_price_range(text)
+    assert price is not None and price.currency == currency
 
 
 def test_callers_add_their_own_quantity_units() -> None:

@@ -93,6 +93,14 @@ CURRENCY_WORDS_JA = {
 }
 _SYMBOL = r"(?:(?<![A-Za-z])(?:us|nt|hk|s|a|c|r)\$|\$|€|£|¥|￥|₩|฿|₹)"
 _CODE = r"(?:" + "|".join(sorted(CURRENCY_WORDS, key=len, reverse=True)) + r")"
+# Currency words that are everyday English words too: before an amount they name a currency only
+# written as a code ("TRY 500"), so "let me try 100 to 200" and "I won 50" hold no price; after an
+# amount ("200,000 won", "500 rand") they still do.
+AMBIGUOUS_WORDS = ("try", "won", "mad", "rand", "dong")
+_CODE_BEFORE = (
+    r"(?:(?-i:" + "|".join(w.upper() for w in AMBIGUOUS_WORDS) + r")|"
+    + "|".join(sorted(set(CURRENCY_WORDS) - set(AMBIGUOUS_WORDS), key=len, reverse=True)) + r")"
+)
 _JA_CODE = "|".join(sorted(CURRENCY_WORDS_JA, key=len, reverse=True))
 # From the first digit of a number only, and whole: what may follow an amount never starts with a
 # digit or a comma, so a shorter amount never matches where the whole one did not (and a run of
@@ -102,7 +110,7 @@ _AMOUNT = r"(?<!\d)\d[\d,]*+(?:\.\d+)?"
 # code before the amount is a word of its own: "4 stars 200 max" is no price in ARS (st|ars).
 _MONEY = (
     r"(?:(?P<sym{s}>" + _SYMBOL + r")\s?(?P<a{s}>" + _AMOUNT + r")(?P<k{s}>k\b)?"
-    r"|(?P<pre{s}>(?<![A-Za-z])" + _CODE + r")\s?(?P<b{s}>" + _AMOUNT + r")(?P<kb{s}>k\b)?"
+    r"|(?P<pre{s}>(?<![A-Za-z])" + _CODE_BEFORE + r")\s?(?P<b{s}>" + _AMOUNT + r")(?P<kb{s}>k\b)?"
     r"|(?P<c{s}>" + _AMOUNT + r")(?P<kc{s}>k\b|万)?\s?(?P<post{s}>" + _SYMBOL + r"|円|" + _JA_CODE + "|" + _CODE
     + r"\b)?)"
 )
@@ -232,16 +240,6 @@ def _is_money_context(text: str, end: int, money: _Money, not_money: re.Pattern[
     if money.explicit:
         return True
     return not not_money.match(text, end)
-
-
-def extract_currency(text: str) -> str | None:
-    """The first currency the text names ('$' → USD, 'euros' → EUR, '円' → JPY)."""
-    for match in re.finditer(_SYMBOL + r"|円|(?<=\d)\s?(?:" + _JA_CODE + r")|\b" + _CODE + r"\b", text, re.IGNORECASE):
-        token = match.group(0).strip().lower()
-        found = CURRENCY_SYMBOLS.get(token) or CURRENCY_WORDS.get(token) or CURRENCY_WORDS_JA.get(token)
-        if found:
-            return found
-    return None
 
 
 def extract_price_range(

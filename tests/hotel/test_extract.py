@@ -121,6 +121,8 @@ def test_nights(text: str, nights: int | None) -> None:
         ("under $600 for the whole stay", PriceRange(None, 600, "USD", "total")),
         ("under 900 for the entire trip", PriceRange(None, 900, None, "total")),
         ("Paris 4 stars 200 max", PriceRange(None, 200, None)),  # was 200 ARS: st|ars
+        ("Paris, let me try between 100 and 200", PriceRange(100, 200, None)),  # was TRY: 'try' the verb
+        ("Istanbul TRY 3000 max", PriceRange(None, 3000, "TRY")),
     ],
 )
 def test_price_range_per_night_or_for_the_stay(text: str, expected: PriceRange) -> None:

@@ -11,7 +11,7 @@ import pytest
 from agents.hotel.eval.phrasings import load, run, score
 from agents.hotel.extract import extract_nights, extract_stay
 from agents.hotel.understand import read_places, split_correction
-from bot.offline.extract import extract_currency, extract_price_range, japanese_amounts
+from bot.offline.extract import extract_price_range, japanese_amounts
 
 TABLE = load()
 DEV = [case for case in TABLE["cases"] if case["split"] == "dev"]
@@ -99,7 +99,9 @@ def test_prices_in_japanese_and_other_currencies(text: str, low: float | None, h
 
 
 def test_currency_names_are_read_only_after_an_amount() -> None:
-    assert extract_currency("150ドル") == "USD" and extract_currency("元に戻す") is None
+    price = extract_price_range("150ドル以下")
+    assert price is not None and price.currency == "USD"
+    assert extract_price_range("元に戻す") is None
 
 
 @pytest.mark.parametrize(
