@@ -42,13 +42,16 @@ from agents.shopping.intents import (
     city_name,
     classify,
     compare_targets,
+    compared_parts,
     extract_city,
     extract_coupon_code,
     extract_fulfillment,
+    named_products,
     product_reference,
     resolve,
     review_topic,
     search_filters,
+    which_of,
 )
 from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.phrasebook import language, say, sentences
@@ -159,7 +162,8 @@ class ShopNodes:
         product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"), lang)
         turn["product_id"] = product_id
         if intent == "compare":  # exactly the products named or pointed at, in the shopper's order
-            turn["product_ids"], question = compare_targets(text, shown, state.get("current_product_id"), lang)
+            named = [named_products(part, await store.search_products(part, limit=10)) for part in compared_parts(text)]
+            turn["product_ids"], question = compare_targets(text, shown, state.get("current_product_id"), lang, named)
         city_note: str | None = None  # said unless a store named in the message says more
         if turn["city"] or turn["fulfillment"]:
             prefs = await store.get_prefs(context["user_id"])
@@ -212,24 +216,17 @@ class ShopNodes:
             return current, None
         ref = product_reference(text)
         if not (ref.product_id or ref.ordinal or ref.pick or ref.this):
-            named = await self._named(store, text)
-            if named:
-                return named, None
+            named = named_products(text, await store.search_products(text, limit=20))
+            if len(named) == 1:
+                return named[0].id, None
+            if named:  # one model name, several brands: which of them, by a name that tells them apart
+                return None, which_of(named, lang)
         product_id, question = resolve(ref, shown, current, lang)
         if product_id and await store.get_product(product_id) is None:
             return None, say("unknown_product_id", lang, id=product_id)
         if product_id is None and question is None:
             question = say("which_product", lang)
         return product_id, question
-
-    @staticmethod
-    async def _named(store: Any, text: str) -> str | None:
-        """A product whose full name appears in the text."""
-        lowered = text.lower()
-        for product in await store.search_products(text, limit=5):
-            if product.name.lower() in lowered or (product.name_ja and product.name_ja in text):
-                return str(product.id)
-        return None
 
     async def _coupon(
         self, store: Any, text: str, context: dict[str, Any], turn: dict[str, Any], lang: Language

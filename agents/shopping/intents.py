@@ -8,15 +8,19 @@ same table, so both modes agree on what the rules understand."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
 from agents.shopping.phrasebook import say, usual_spelling
-from agents.shopping.render import display_name
+from agents.shopping.render import display_name, product_name
 from bot.locale import Language, is_japanese
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
+
+if TYPE_CHECKING:
+    from agents.shopping.models import Product
 
 IntentName = Literal[
     "search", "compare", "specs", "reviews", "coupons", "inventory", "purchase", "cart", "apply_coupon", "other"
@@ -266,6 +270,19 @@ def extract_city(text: str) -> str | None:
     return None
 
 
+_PLACE = re.compile(r"\b(?:in|near|around)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})")
+
+
+def place_named(text: str) -> str | None:
+    """A city the shop knows (extract_city), else a place written with capitals after "in", "near" or
+    "around" ("in stock in Austin" → "Austin"), so the shopper hears the shop has no store there."""
+    known = extract_city(text)
+    if known:
+        return known
+    match = _PLACE.search(text)
+    return match.group("place").rstrip(".") if match else None
+
+
 def is_removal(text: str) -> bool:
     return bool(re.search(r"\b(remove|delete|take .* out)\b|削除|外して|取り消", text, re.IGNORECASE))
 
@@ -343,6 +360,49 @@ def product_reference(text: str) -> Reference:
     return Reference(this=bool(_THIS.search(text)))
 
 
+def named_products(text: str, products: Sequence[Product]) -> list[Product]:
+    """The products of `products` the text names: one by its full name (English or Japanese), else
+    those by the start of their name with at least one word past the brand ("Soundforge Voyage
+    Mini"), or without the brand by two words or more ("the Voyage Mini"). The name the text follows
+    furthest wins, with the brand before without; more than one on a tie ("the Flow Plus": two brands
+    make one)."""
+    lowered = text.lower()
+    for product in products:
+        if product.name.lower() in lowered or (product.name_ja and product.name_ja in text):
+            return [product]
+    spaced = " ".join(lowered.split())
+    reach: dict[str, tuple[int, bool]] = {}  # words followed past the brand; the brand said too
+    for product in products:
+        words = product.name.lower().split()
+        brand = len(product.brand.split()) if product.brand and product.name.lower().startswith(
+            product.brand.lower() + " ") else 0
+        for start, least in ((0, brand + 1 if brand else 2), (brand, brand + 2)):  # with the brand, or without
+            end = next((end for end in range(len(words), least - 1, -1) if _says(spaced, words[start:end])), 0)
+            if end:
+                reach[product.id] = max(reach.get(product.id, (0, False)), (end - brand, start < brand))
+    best = max(reach.values(), default=None)
+    return [product for product in products if best is not None and reach.get(product.id) == best]
+
+
+def which_of(products: Sequence[Product], lang: Language) -> str:
+    """Which of these products the shopper means, each by its name and id (what tells them apart)."""
+    names = ("、" if lang == "ja" else ", ").join(f"{product_name(p, lang)} ({p.id})" for p in products[:5])
+    return say("which_one", lang, names=names)
+
+
+def _says(spaced: str, words: list[str]) -> bool:
+    """Whether the words stand in the text (lower case, single-spaced) as a phrase of their own: not
+    inside a longer word or number."""
+    phrase = " ".join(words)
+    at = spaced.find(phrase)
+    while at != -1:
+        before, after = spaced[at - 1 : at], spaced[at + len(phrase) : at + len(phrase) + 1]
+        if not any(c.isascii() and c.isalnum() for c in before + after):
+            return True
+        at = spaced.find(phrase, at + 1)
+    return False
+
+
 def resolve(
     ref: Reference, shown: list[dict[str, Any]], current: str | None, lang: Language = "en"
 ) -> tuple[str | None, str | None]:
@@ -382,19 +442,34 @@ def _at(ordinal: int, shown: list[dict[str, Any]], lang: Language) -> tuple[str 
     return shown[index]["id"], None
 
 
+_COMPARED = re.compile(r"\s*(?:,|\band\b|\bvs\.?|\bversus\b|\bwith\b|\bor\b|\bto\b|と|、|や)\s*", re.IGNORECASE)
+
+
+def compared_parts(text: str, most: int = 5) -> list[str]:
+    """The text cut where a comparison moves from one product to the next ("X and Y", "X vs Y",
+    「XとY」): the first `most` parts (a comparison takes four products), each looked up in the catalog."""
+    return [part for part in _COMPARED.split(text, maxsplit=most) if part.strip()][:most]
+
+
 def compare_targets(
-    text: str, shown: list[dict[str, Any]], current: str | None, lang: Language = "en"
+    text: str, shown: list[dict[str, Any]], current: str | None, lang: Language = "en",
+    named: Sequence[Sequence[Product]] = (),
 ) -> tuple[list[str], str | None]:
-    """(product ids, clarifying question) for a comparison: the products the text names by id or
-    by position, in its order ("compare the first and the second" → exactly those two); one of them
-    is compared with the current product ("compare it with the third"). No reference: [] (the
-    tool compares the first products shown)."""
+    """(product ids, clarifying question) for a comparison: the products the text names by id, by
+    position or by name (`named`: for each of `compared_parts`, the products it names), in its order
+    ("compare the first and the second" → exactly those two); one of them is compared with the
+    current product ("compare it with the third"). No reference: [] (the tool compares the first
+    products shown)."""
     ids = [m.group(1) for m in _PRODUCT_ID.finditer(text)]
     for ordinal in ordinals(text):
         product_id, question = _at(ordinal, shown, lang)
         if question is not None:
             return [], question
         ids.append(str(product_id))
+    for products in named:
+        if len(products) > 1:
+            return [], which_of(products, lang)
+        ids += [p.id for p in products]
     if len(ids) == 1 and current and _THIS.search(text):
         ids.insert(0, current)
     ids = list(dict.fromkeys(ids))

@@ -18,9 +18,9 @@ from langchain_core.messages import AIMessage, ToolMessage
 from agents.shopping.intents import (
     category_of,
     classify,
-    extract_city,
     extract_fulfillment,
     extract_quantity,
+    place_named,
     review_topic,
     search_filters,
 )
@@ -85,8 +85,8 @@ class ShopSkill:
     @staticmethod
     def _stage_call(name: str, text: str) -> AIMessage:
         args: dict[str, Any] = {}
-        if name == "locate_user" and extract_city(text):
-            args["city"] = extract_city(text)
+        if name == "locate_user" and place_named(text):
+            args["city"] = place_named(text)
         elif name == "validate_product":
             quantity = extract_quantity(text)
             args["quantity"] = quantity if quantity is not None else 1

@@ -322,9 +322,18 @@ def refusal(key: str, **values: Any) -> dict[str, Any]:
     return {"error": say(key, "en", **values), "code": key, "values": values}
 
 
+# What the shopper reads where a refusal's English (TEXTS) tells the model what to do next.
+SHOPPER_EN = {
+    "no_product_selected": "Which product do you mean? Search first, or name it.",
+    "location_unknown": "Which city are you in? Say it with your question, e.g. `is it in stock in Tokyo?`",
+}
+
+
 def retell(result: dict[str, Any], lang: Language) -> str:
     """A tool result's error in the shopper's language (its own text when it has no key)."""
     code = result.get("code")
+    if lang == "en" and code in SHOPPER_EN:
+        return SHOPPER_EN[str(code)]
     if lang != "en" and isinstance(code, str) and code in TEXTS:
         return say(code, lang, **(result.get("values") or {}))
     return str(result["error"])

@@ -1,0 +1,142 @@
+"""Products named the way shoppers name them ("the Soundforge Voyage Mini", "the Aria 4", 「Voyage
+MiniとAria 4」) and places the shop has no store in: the rules on the whole demo catalog, then /shop
+end to end on the offline model."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.shopping.catalog import CatalogStore
+from agents.shopping.demo import demo_catalog
+from agents.shopping.intents import compared_parts, named_products, place_named
+from agents.shopping.models import Product
+from bot.agent import TurnInput
+from bot.events import Final
+from bot.runtime import ConversationRuntime
+from tests.shopping.conftest import collect, key
+
+CATALOG = demo_catalog().products
+
+
+def by_id(product_id: str) -> Product:
+    return next(p for p in CATALOG if p.id == product_id)
+
+
+def model_words(product: Product) -> str:
+    """What comes between the brand and the generic words ('Voyage Mini' of 'Soundforge Voyage Mini
+    Wireless Headphones'): the Latin part of the Japanese name, less the brand."""
+    core = " ".join(w for w in product.name_ja.split(" ") if w.isascii())
+    return core[len(product.brand) + 1 :]
+
+
+def test_every_product_is_named_by_its_brand_and_model() -> None:
+    missed = [p.id for p in CATALOG
+              if [n.id for n in named_products(f"reviews of the {p.brand} {model_words(p)}?", CATALOG)] != [p.id]]
+    assert len(CATALOG) > 300 and missed == []
+
+
+def test_a_model_name_alone_names_its_product_or_every_product_it_could_be() -> None:
+    """Two words or more ("Voyage Mini", "Cube 3"); one ("Studio") needs the brand."""
+    for product in CATALOG:
+        model = model_words(product)
+        named = {p.id for p in named_products(f"what about the {model}", CATALOG)}
+        if " " not in model:
+            assert named == set(), (product.name, named)
+            continue
+        could_be = {p.id for p in CATALOG if f"{model_words(p)} ".startswith(f"{model} ")}
+        assert product.id in named and named <= could_be, (product.name, named)
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("specs of the Soundforge Voyage Mini Wireless Headphones", ["headphones-009"]),  # the full name
+        ("Soundforge Voyage Mini のレビュー", ["headphones-009"]),
+        ("is the voyage mini any good", ["headphones-009"]),  # any case
+        ("the Kumo Audio Flow Plus", ["earbuds-013"]),  # the brand said: not Soundforge's Flow Plus
+        ("the Flow Plus", ["earbuds-013", "earbuds-015"]),  # two brands make one
+        ("the Voyage", []),  # one word past no brand: every Voyage
+        ("anything by Kumo Audio", []),  # a brand is no product
+        ("the Voyage Minis", []),  # inside a longer word
+        ("reviews of wireless headphones", []),
+    ],
+)
+def test_names(text: str, expected: list[str]) -> None:
+    assert [p.id for p in named_products(text, CATALOG)] == expected
+    assert by_id("earbuds-013").brand == "Kumo Audio" and by_id("earbuds-015").brand == "Soundforge"
+
+
+@pytest.mark.parametrize(
+    ("text", "parts"),
+    [
+        ("compare the Voyage Mini and the Aria 4", ["compare the Voyage Mini", "the Aria 4"]),
+        ("Voyage Mini vs. Aria 4", ["Voyage Mini", "Aria 4"]),
+        ("Voyage MiniとAria 4を比較して", ["Voyage Mini", "Aria 4を比較して"]),
+        ("compare earbuds-001 with the second one", ["compare earbuds-001", "the second one"]),
+    ],
+)
+def test_a_comparison_is_cut_between_its_products(text: str, parts: list[str]) -> None:
+    assert compared_parts(text) == parts
+
+
+def test_a_long_comparison_is_looked_up_five_parts_at_most() -> None:
+    assert compared_parts("compare " + "the Aria 4 and " * 1000) == ["compare the Aria 4"] + ["the Aria 4"] * 4
+
+
+@pytest.mark.parametrize(
+    ("text", "place"),
+    [("is it in stock in Austin?", "Austin"), ("stock near Salt Lake City", "Salt Lake City"),
+     ("in stock in NYC", "New York"), ("渋谷の店に在庫ある？", "Tokyo"), ("is it in stock near me?", None),
+     ("is it in stock", None)],
+)
+def test_places(text: str, place: str | None) -> None:
+    assert place_named(text) == place
+
+
+async def ask(runtime: ConversationRuntime, text: str, *, thread: str = "named", user: str = "u1") -> Final:
+    events = await collect(runtime.handle(key(thread), TurnInput.typed(text, user_id=user)))
+    assert isinstance(events[-1], Final), events[-1]
+    return events[-1]
+
+
+async def test_a_product_named_after_a_list_was_shown_is_the_one_asked_about(runtime: ConversationRuntime) -> None:
+    """It was "Which one do you mean?" over the earbuds just listed, none of them the one named."""
+    shown = (await ask(runtime, "/shop wireless earbuds under $80")).data["products"]
+    assert "headphones-009" not in {p["id"] for p in shown}
+    answer = await ask(runtime, "what do reviews say about noise cancelling on the Soundforge Voyage Mini?")
+    assert {r["product_id"] for r in answer.data["reviews"]} == {"headphones-009"}
+    assert answer.text.startswith("Soundforge Voyage Mini Wireless Headphones is rated")
+
+
+async def test_a_model_two_brands_share_is_asked_about_by_name_and_id(runtime: ConversationRuntime) -> None:
+    answer = await ask(runtime, "/shop specs of the Flow Plus")
+    assert answer.text == ("Which one do you mean? Kumo Audio Flow Plus Wireless Earbuds (earbuds-013), "
+                           "Soundforge Flow Plus Wireless Earbuds (earbuds-015)")
+    assert "products" not in answer.data
+    specs = await ask(runtime, "specs of the Kumo Audio Flow Plus then")
+    assert specs.data["products"][0]["id"] == "earbuds-013" and "Specs:" in specs.text
+
+
+@pytest.mark.parametrize(
+    ("text", "thread"),
+    [("/shop compare the Voyage Mini and the Aria 4", "en"), ("/shop Voyage MiniとAria 4を比較して", "ja")],
+)
+async def test_products_compared_by_name(runtime: ConversationRuntime, text: str, thread: str) -> None:
+    """It was "Comparing needs at least two products; search first or name them."."""
+    answer = await ask(runtime, text, thread=thread)
+    assert [p["id"] for p in answer.data["products"]] == ["headphones-009", "earbuds-002"]
+    assert by_id("earbuds-002").name == "Auralis Aria 4 Wireless Earbuds"
+
+
+async def test_a_place_without_a_store_is_named_and_not_saved(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    """It was "Sorry — The shopper's location is unknown. Ask which city they are in." (what the
+    model reads), though the shopper had said where."""
+    answer = await ask(runtime, "/shop is headphones-009 in stock near me in Austin?", user="traveller")
+    assert answer.text == ("Sorry — There are no stores in Austin. Stores are in: London, New York, Osaka, "
+                           "San Francisco, Tokyo.")
+    assert (await store.get_prefs("traveller")).city is None
+
+
+async def test_a_stock_question_with_no_city_asks_the_shopper_not_the_model(runtime: ConversationRuntime) -> None:
+    answer = await ask(runtime, "/shop is headphones-009 in stock near me?", user="nowhere")
+    assert "Which city are you in?" in answer.text and "Ask which city" not in answer.text
