@@ -58,6 +58,7 @@ _NEAR_WORDS = re.compile(
     r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば|最寄り|歩いて",
     re.IGNORECASE,
 )
+_BOOK_WORDS = re.compile(r"\b(?:book(?:ing)?|reserve|reservation)\b|予約", re.IGNORECASE)
 _DETAIL_WORDS = re.compile(
     r"\b(?:tell\s+me\s+(?:more\s+)?about|more\s+(?:about|on|info)|details?|describe|what\s+about\s+the|"
     r"address|amenities\s+(?:of|at))\b|詳しく|詳細",
@@ -285,6 +286,15 @@ def has_hotel_request(text: str, today: date) -> bool:
     return any(c is not None and c is not False for c in checks)
 
 
+def _searches(text: str, conversation: Conversation) -> bool:
+    """Whether the text asks for a search of its own (dates, a budget, guests, a rating, stars,
+    amenities, a landmark): "book a room for next weekend" searches, "book the second one" does not."""
+    today = conversation.today
+    return any(found is not None and found is not False for found in (
+        extract_stay(text, today), extract_price_range(text), extract_guests(text), extract_min_rating(text),
+        extract_stars(text), detect_amenities(text) or None, _NEAR_WORDS.search(text)))
+
+
 # --- the skill -------------------------------------------------------------------------------
 
 
@@ -314,6 +324,9 @@ class HotelSkill:
         previous = conversation.last_search
 
         ordinal = extract_ordinal(text)
+        if city is None and reading.place is None and _BOOK_WORDS.search(text) and not _searches(text, conversation):
+            name = self._named_hotel(text, conversation, ordinal) if conversation.shown else None
+            return AIMessage(content=say("cannot_book_named" if name else "cannot_book", language, name=name))
         if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
             name = self._named_hotel(text, conversation, ordinal)
             if name:

@@ -74,6 +74,14 @@ TEXTS: dict[str, dict[Language, str]] = {
         "en": "Which one shall I search: {first} or {second}?",
         "ja": "{first}と{second}、どちらで探しますか？",
     },
+    "cannot_book": {
+        "en": "I can't make bookings: I search hotels and compare them. Book the one you choose with the hotel or a booking site.",
+        "ja": "予約はできません（ホテルの検索と比較のみ行います）。お選びのホテルは、ホテルまたは予約サイトでご予約ください。",
+    },
+    "cannot_book_named": {
+        "en": "I can't make bookings: I search hotels and compare them. To stay at {name}, book with the hotel or a booking site.",
+        "ja": "予約はできません（ホテルの検索と比較のみ行います）。{name}に泊まるには、ホテルまたは予約サイトでご予約ください。",
+    },
     "anything_else": {
         "en": ("Anything else? I can look for cheaper options, tell you more about one of these hotels, "
                "find the closest to a landmark, or search another city."),

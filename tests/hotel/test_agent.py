@@ -421,6 +421,30 @@ async def test_thanks_is_not_another_search(session: Session, recording: Recordi
     assert final.cards == [] and "Anything else?" in final.text
 
 
+async def test_a_booking_is_declined_plainly_naming_the_hotel(session: Session, recording: RecordingStore) -> None:
+    """It was "Anything else? I can look for cheaper options…", or, with an ordinal, the hotel's
+    details, as if the room were being booked."""
+    first = await session.say("Paris under $200 next weekend")
+    second = first.data["hotels"][1]["name"]
+
+    final = await session.say("book the second one")
+
+    assert session.tool_calls == [] and len(recording.searches) == 1
+    assert final.text == (f"I can't make bookings: I search hotels and compare them. To stay at {second}, "
+                          "book with the hotel or a booking site.")
+    japanese = await session.say("2番目を予約して")
+    assert japanese.text.startswith("予約はできません") and second in japanese.text
+
+
+async def test_a_booking_request_with_a_place_and_dates_is_still_a_search(
+    session: Session, recording: RecordingStore
+) -> None:
+    final = await session.say("book a room in Paris next weekend")
+
+    assert (recording.searches[-1].city, recording.searches[-1].check_in) == ("Paris", NEXT_WEEKEND[0])
+    assert final.data["hotels"]
+
+
 async def test_a_shorter_history_window_bounds_the_hotel_conversation(
     recording: RecordingStore, offline_settings: Settings
 ) -> None:
