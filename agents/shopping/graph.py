@@ -38,6 +38,7 @@ from agents.shopping.catalog import CartError
 from agents.shopping.intents import (
     DETERMINISTIC,
     Intent,
+    SpecRank,
     cart_action,
     city_name,
     classify,
@@ -48,15 +49,16 @@ from agents.shopping.intents import (
     extract_fulfillment,
     named_products,
     product_reference,
+    ranked,
     resolve,
     review_topic,
     search_filters,
     which_of,
 )
 from agents.shopping.models import CATALOG_CURRENCY
-from agents.shopping.phrasebook import language, say, sentences
+from agents.shopping.phrasebook import language, say, sentences, spec_parts
 from agents.shopping.prompts import prompt
-from agents.shopping.render import cart_data, compact, display_name, price_text
+from agents.shopping.render import cart_data, compact, display_name, price_text, product_name
 from agents.shopping.state import (
     CHANGE_STAGES,
     GENERAL_STAGES,
@@ -159,7 +161,9 @@ class ShopNodes:
         if intent == "purchase":
             turn["action"] = cart_action(text)
         shown = list(state.get("shown") or [])
-        product_id, question = await self._product(store, text, intent, shown, state.get("current_product_id"), lang)
+        product_id, question = await self._product(
+            store, text, intent, shown, state.get("current_product_id"), lang, notes
+        )
         turn["product_id"] = product_id
         if intent == "compare":  # exactly the products named or pointed at, in the shopper's order
             named = [named_products(part, await store.search_products(part, limit=10)) for part in compared_parts(text)]
@@ -209,12 +213,15 @@ class ShopNodes:
                 "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *history, HumanMessage(text)]}
 
     async def _product(
-        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None, lang: Language
+        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None, lang: Language,
+        notes: list[str],
     ) -> tuple[str | None, str | None]:
-        """The product the turn is about, or a clarifying question."""
+        """The product the turn is about, or a clarifying question (`notes`: what the answer says first)."""
         if intent not in NEEDS_PRODUCT:
             return current, None
         ref = product_reference(text)
+        if ref.rank is not None:
+            return await self._first_on(store, ref.rank, shown, lang, notes)
         if not (ref.product_id or ref.ordinal or ref.pick or ref.this):
             named = named_products(text, await store.search_products(text, limit=20))
             if len(named) == 1:
@@ -227,6 +234,25 @@ class ShopNodes:
         if product_id is None and question is None:
             question = say("which_product", lang)
         return product_id, question
+
+    @staticmethod
+    async def _first_on(
+        store: Any, rank: SpecRank, shown: list[dict[str, Any]], lang: Language, notes: list[str]
+    ) -> tuple[str | None, str | None]:
+        """The product shown that ranks first on a spec ("which is the lightest?"), said in a note;
+        a question when nothing is shown, none of them lists the spec, or two tie."""
+        if not shown:
+            return None, say("which_product", lang)
+        found = ranked(rank, await store.get_products([p["id"] for p in shown]))
+        if not found:
+            return None, say("rank_unlisted", lang, count=len(shown))
+        (first, key, value), runner = found[0], found[1] if len(found) > 1 else None
+        if runner is not None and runner[2] == value:
+            return None, say("tie", lang, first=product_name(first, lang), second=product_name(runner[0], lang))
+        label, shown_value = spec_parts(key, first.specs[key], lang)
+        notes.append(say("ranks_first", lang, count=len(shown), name=product_name(first, lang), spec=label,
+                         value=shown_value, word=say("most" if rank.most else "least", lang)))
+        return first.id, None
 
     async def _coupon(
         self, store: Any, text: str, context: dict[str, Any], turn: dict[str, Any], lang: Language

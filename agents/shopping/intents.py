@@ -113,7 +113,7 @@ _ABOUT = re.compile(
 
 def _points_at_product(text: str) -> bool:
     ref = product_reference(text)
-    return bool(ref.product_id or ref.ordinal or ref.pick)
+    return bool(ref.product_id or ref.ordinal or ref.pick or ref.rank)
 
 
 def classify(text: str) -> Classification:
@@ -306,6 +306,65 @@ class Reference:
     ordinal: int | None = None
     pick: Literal["cheapest", "priciest", "best_rated"] | None = None
     this: bool = False
+    rank: SpecRank | None = None  # the product first on a spec ("the lightest", "the most RAM")
+
+
+@dataclass(frozen=True)
+class SpecRank:
+    """A superlative over a spec of the products shown: the spec keys it reads, each with its factor
+    to one unit (grams and kilograms weigh alike), and whether the largest value wins."""
+
+    keys: tuple[tuple[str, float], ...]
+    most: bool
+
+
+_WEIGHT = (("weight_g", 1.0), ("weight_kg", 1000.0), ("weight_g_per_bud", 1.0))
+_BATTERY = (("battery_hours", 1.0), ("battery_days", 24.0), ("battery_min", 1 / 60), ("runtime_min", 1 / 60),
+            ("battery_mah", 1.0))
+_SCREEN = (("screen_in", 1.0), ("size_in", 1.0))
+_BEST = r"(?:一番|いちばん|最も)"
+# "which has the most RAM?", "the lightest one", 「一番軽いのは？」: the words, the spec, whether most wins.
+_SPEC_RANKS: tuple[tuple[re.Pattern[str], SpecRank], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), SpecRank(keys, most)) for pattern, keys, most in (
+        (r"\b(?:most|biggest|largest)\s+(?:ram|memory)\b|(?:メモリ|RAM)(?:が|の)?" + _BEST + "(?:多い|大きい)",
+         (("ram_gb", 1.0),), True),
+        (r"\b(?:most|biggest|largest)\s+(?:storage|ssd|disk)\b|(?:ストレージ|SSD)(?:が|の)?" + _BEST + "(?:多い|大きい)",
+         (("storage_gb", 1.0),), True),
+        (r"\b(?:longest|best|biggest|most)\s+battery\b|\bbattery\s+lasts?\s+(?:the\s+)?longest\b"
+         r"|バッテリー(?:が|の)?" + _BEST + "(?:長い|長く|持つ|もつ|大きい)", _BATTERY, True),
+        (r"\blightest\b|" + _BEST + "軽い", _WEIGHT, False),
+        (r"\bheaviest\b|" + _BEST + "重い", _WEIGHT, True),
+        (r"\b(?:biggest|largest)\s+(?:screen|display)\b|(?:画面|ディスプレイ)(?:が|の)?" + _BEST + "大きい", _SCREEN, True),
+        (r"\bsmallest\s+(?:screen|display)\b|(?:画面|ディスプレイ)(?:が|の)?" + _BEST + "小さい", _SCREEN, False),
+        (r"\bquietest\b|" + _BEST + "静か", (("noise_db_min", 1.0),), False),
+        (r"\bbrightest\b|" + _BEST + "明るい", (("lumens", 1.0),), True),
+        (r"\bmost\s+powerful\b|" + _BEST + "(?:パワフル|強力)",
+         (("watts", 1.0), ("output_w", 1.0), ("output_kw", 1000.0), ("suction_pa", 1.0)), True),
+        (r"\b(?:best|highest|most)\s+(?:camera|megapixels?)\b|カメラ(?:が|の)?" + _BEST + "(?:良い|いい|高い)",
+         (("camera_mp", 1.0),), True),
+        (r"\b(?:biggest|largest|most)\s+capacity\b|容量(?:が|の)?" + _BEST + "(?:大きい|多い)",
+         (("capacity_l", 1000.0), ("capacity_ml", 1.0), ("volume_ml", 1.0), ("capacity_mah", 1.0),
+          ("capacity_cups", 1.0), ("capacity_people", 1.0)), True),
+    )
+)
+
+
+def spec_rank(text: str) -> SpecRank | None:
+    """The spec superlative the text asks for ("which is the lightest?"), if any."""
+    return next((rank for pattern, rank in _SPEC_RANKS if pattern.search(text)), None)
+
+
+def ranked(rank: SpecRank, products: Sequence[Product]) -> list[tuple[Product, str, float]]:
+    """The products that list one of the rank's specs as a number, first first: (product, the spec's
+    key, its value in the rank's unit)."""
+    out: list[tuple[Product, str, float]] = []
+    for product in products:
+        for key, factor in rank.keys:
+            number = re.match(r"\d+(?:\.\d+)?", product.specs.get(key, "").replace(",", ""))
+            if number:
+                out.append((product, key, float(number.group(0)) * factor))
+                break
+    return sorted(out, key=lambda found: -found[2] if rank.most else found[2])
 
 
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
@@ -351,6 +410,9 @@ def product_reference(text: str) -> Reference:
     positions = ordinals(text)
     if positions:
         return Reference(ordinal=positions[0])
+    rank = spec_rank(text)
+    if rank is not None:
+        return Reference(rank=rank)
     if _CHEAPER.search(text):
         return Reference(pick="cheapest")
     if _PRICIER.search(text):

@@ -32,6 +32,12 @@ TEXTS: dict[str, dict[Language, str]] = {
     "tie": {"en": "{first} and {second} tie on that; which one do you mean?",
             "ja": "{first}と{second}はその点で同じです。どちらのことですか？"},
     "which_one": {"en": "Which one do you mean? {names}", "ja": "どれのことですか？ {names}"},
+    "ranks_first": {"en": "Of the {count} shown, {name} has the {word}: {spec} {value}.",
+                    "ja": "表示した{count}件のうち、{spec}が{word}なのは{name}です（{value}）。"},
+    "rank_unlisted": {"en": "None of the {count} products shown lists that.",
+                      "ja": "表示した{count}件の商品には、その項目の記載がありません。"},
+    "most": {"en": "most", "ja": "最大"},
+    "least": {"en": "least", "ja": "最小"},
     "compare_with_what": {"en": "Which product should I compare it with (1–{count})?",
                           "ja": "どの商品と比較しますか（1〜{count}）？"},
     "unknown_product_id": {"en": "I can't find a product with the id {id}. Search for it by name, e.g. `/shop sony earbuds`.",
@@ -249,9 +255,15 @@ _SPECS_EN: dict[str, Any] = json.loads((Path(__file__).parent / "data" / "specs_
 
 def spec_text(key: str, value: Any, lang: Language) -> str:
     """'Battery (hours): 7', or 'バッテリー（時間）: 7' for a Japanese shopper."""
+    label, shown = spec_parts(key, value, lang)
+    return f"{label}: {shown}"
+
+
+def spec_parts(key: str, value: Any, lang: Language) -> tuple[str, str]:
+    """A spec's name and value in the shopper's language: ('Battery (hours)', '7')."""
     if lang == "ja":
-        return f"{_SPECS_JA['keys'].get(key, key)}: {_SPECS_JA['values'].get(str(value), value)}"
-    return f"{spec_label(key)}: {value}"
+        return str(_SPECS_JA["keys"].get(key, key)), str(_SPECS_JA["values"].get(str(value), value))
+    return spec_label(key), str(value)
 
 
 def spec_label(key: str) -> str:

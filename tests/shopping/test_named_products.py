@@ -8,7 +8,7 @@ import pytest
 
 from agents.shopping.catalog import CatalogStore
 from agents.shopping.demo import demo_catalog
-from agents.shopping.intents import compared_parts, named_products, place_named
+from agents.shopping.intents import compared_parts, named_products, place_named, ranked, spec_rank
 from agents.shopping.models import Product
 from bot.agent import TurnInput
 from bot.events import Final
@@ -140,3 +140,69 @@ async def test_a_place_without_a_store_is_named_and_not_saved(runtime: Conversat
 async def test_a_stock_question_with_no_city_asks_the_shopper_not_the_model(runtime: ConversationRuntime) -> None:
     answer = await ask(runtime, "/shop is headphones-009 in stock near me?", user="nowhere")
     assert "Which city are you in?" in answer.text and "Ask which city" not in answer.text
+
+
+# --- the product first on a spec ("which is the lightest?") ---------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "key", "most"),
+    [("which has the most RAM?", "ram_gb", True), ("which one is the lightest?", "weight_g", False),
+     ("the one with the longest battery life", "battery_hours", True), ("一番軽いのは？", "weight_g", False),
+     ("画面が一番大きいのは？", "screen_in", True), ("the heaviest one", "weight_g", True),
+     ("which is quietest", "noise_db_min", False), ("the most powerful vacuum", "watts", True)],
+)
+def test_spec_superlatives(text: str, key: str, most: bool) -> None:
+    rank = spec_rank(text)
+    assert rank is not None and rank.keys[0][0] == key and rank.most is most
+
+
+@pytest.mark.parametrize("text", ["the cheapest one", "a light laptop", "most popular earbuds", "最も安いのは？"])
+def test_no_spec_superlative(text: str) -> None:
+    assert spec_rank(text) is None
+
+
+def test_weights_in_grams_and_kilograms_rank_together() -> None:
+    rank = spec_rank("the lightest")
+    assert rank is not None
+    tent = next(p for p in CATALOG if "weight_kg" in p.specs and p.subcategory == "tents")
+    stove = next(p for p in CATALOG if "weight_g" in p.specs and p.subcategory == "camping stoves")
+    first, second = ranked(rank, [tent, stove])
+    assert (first[0].id, second[0].id) == (stove.id, tent.id)
+    assert second[2] == pytest.approx(float(tent.specs["weight_kg"]) * 1000)
+
+
+async def test_the_lightest_of_the_products_shown_is_the_one_asked_about(
+    runtime: ConversationRuntime, store: CatalogStore
+) -> None:
+    """It was the shop's help text: "which one is the lightest?" read as nothing at all."""
+    shown = (await ask(runtime, "/shop a laptop under $1200", thread="light")).data["products"]
+    weights = {p.id: float(p.specs["weight_kg"]) for p in await store.get_products([p["id"] for p in shown])}
+    lightest = min(weights, key=weights.__getitem__)
+    assert sorted(weights.values())[0] < sorted(weights.values())[1]  # no tie in this list
+
+    answer = await ask(runtime, "which one is the lightest?", thread="light")
+
+    assert answer.data["products"][0]["id"] == lightest
+    name = by_id(lightest).name
+    assert answer.text.startswith(f"Of the {len(shown)} shown, {name} has the least: Weight (kg) {weights[lightest]:g}.")
+    japanese = await ask(runtime, "一番重いのは？", thread="light")
+    heaviest = max(weights, key=weights.__getitem__)
+    assert japanese.data["products"][0]["id"] == heaviest and "重さ（kg）が最大なのは" in japanese.text
+
+
+async def test_a_tie_or_a_spec_none_of_them_lists_is_asked_about(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    shown = (await ask(runtime, "/shop a laptop under $1200", thread="tie")).data["products"]
+    ram = sorted(((float(p.specs["ram_gb"]), p.name) for p in await store.get_products([p["id"] for p in shown])),
+                 reverse=True)
+    assert ram[0][0] == ram[1][0] > ram[2][0]  # two of them have the most
+    answer = await ask(runtime, "which has the most RAM?", thread="tie")
+    assert answer.text.endswith(" tie on that; which one do you mean?") and "products" not in answer.data
+    assert ram[0][1] in answer.text and ram[1][1] in answer.text and ram[2][1] not in answer.text
+    brightest = await ask(runtime, "which is the brightest?", thread="tie")
+    assert brightest.text == f"None of the {len(shown)} products shown lists that."
+
+
+async def test_a_superlative_with_nothing_shown_asks_which_product(runtime: ConversationRuntime) -> None:
+    answer = await ask(runtime, "/shop which one is the lightest?", thread="empty")
+    assert answer.text.startswith("Which product do you mean?")
