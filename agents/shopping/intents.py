@@ -559,7 +559,16 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
         out["min_rating"] = rating.on_scale(5)
     elif stars := _STARS.search(text) or _JA_RATING.search(text):  # a product's stars are its rating ("4.5 stars and up", 「星4以上」)
         out["min_rating"] = float(stars.group("v"))
+    if _BY_PRICE.search(text):
+        out["sort"] = "price"
+    elif _BY_RATING.search(text):
+        out["sort"] = "rating"
     return out
+
+
+# Words that order a search: "the cheapest bluetooth speaker", "best rated tent", 「安い順」「評価が高い順」.
+_BY_PRICE = re.compile(r"\bcheap(?:est)?\b|\b(?:lowest|low)[- ]price[ds]?\b|\bleast\s+expensive\b|安い|安価|低価格", re.IGNORECASE)
+_BY_RATING = re.compile(r"\b(?:best|top|highest)[- ]rated\b|\bbest[- ]reviewed\b|評価が高い|高評価", re.IGNORECASE)
 
 
 _JA_RATING = re.compile(r"(?:評価|星|★)\s*(?P<v>[1-5](?:\.\d+)?)\s*(?:つ)?(?:以上)?")

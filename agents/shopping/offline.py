@@ -124,12 +124,15 @@ def compose(results: list[ToolMessage], text: str) -> str:
     name = last.name or ""
     if name == "search_products":
         products = data.get("products") or []
+        filters = data.get("filters") or {}
         if not products:  # the hint names what to loosen: the rating asked for, the budget, or the words
-            filters = data.get("filters") or {}
             if filters.get("min_rating"):
                 return say("no_products_rated", lang, rating=f"{float(filters['min_rating']):g}")
             return say("no_products" if "max_price" in filters else "no_products_words", lang)
-        return say("products_found", lang, count=len(products)) + "\n" + "\n".join(
+        found = say("products_found", lang, count=len(products))
+        if filters.get("sort") in ("price", "rating"):
+            found = say(f"products_by_{filters['sort']}", lang, count=len(products))
+        return found + "\n" + "\n".join(
             say("product_line", lang, n=i + 1, name=display_name(p, lang), price=money(p["price"], p["currency"]),
                 rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))
     if name == "product_details":

@@ -263,7 +263,8 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
                 "review_count", "stock")
         content = [{k: p[k] for k in keys if k in p} for p in shown]
         level = _product_level(zip(shown, products, strict=True))
-        filters = {"query": query, "category": category, **bound, **({"min_rating": min_rating} if min_rating else {})}
+        filters = {"query": query, "category": category, **bound, **({"min_rating": min_rating} if min_rating else {}),
+                   **({"sort": sort} if sort != "relevance" else {})}
         return _dump({"products": content, "filters": filters},
                      _summary(state, "sum_found", n=len(content)), state), {"products": shown, "product_level": level}
 

@@ -8,7 +8,14 @@ import pytest
 
 from agents.shopping.catalog import CatalogStore
 from agents.shopping.demo import demo_catalog
-from agents.shopping.intents import compared_parts, named_products, place_named, ranked, spec_rank
+from agents.shopping.intents import (
+    compared_parts,
+    named_products,
+    place_named,
+    ranked,
+    search_filters,
+    spec_rank,
+)
 from agents.shopping.models import Product
 from bot.agent import TurnInput
 from bot.events import Final
@@ -206,3 +213,27 @@ async def test_a_tie_or_a_spec_none_of_them_lists_is_asked_about(runtime: Conver
 async def test_a_superlative_with_nothing_shown_asks_which_product(runtime: ConversationRuntime) -> None:
     answer = await ask(runtime, "/shop which one is the lightest?", thread="empty")
     assert answer.text.startswith("Which product do you mean?")
+
+
+# --- a search ordered as asked ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "sort"),
+    [("cheapest bluetooth speaker", "price"), ("a cheap tent", "price"), ("安いワイヤレスイヤホン", "price"),
+     ("best rated tent", "rating"), ("top-rated earbuds under $50", "rating"), ("評価が高いテント", "rating"),
+     ("wireless earbuds under $100", None), ("cheaper than $50", None)],
+)
+def test_a_search_is_ordered_as_asked(text: str, sort: str | None) -> None:
+    assert search_filters(text, "USD").get("sort") == sort
+
+
+async def test_the_cheapest_speakers_come_cheapest_first(runtime: ConversationRuntime) -> None:
+    """It listed them by relevance: $26.99, $109.99, $209.99…"""
+    answer = await ask(runtime, "/shop cheapest bluetooth speaker", thread="cheap")
+    prices = [p["price"] for p in answer.data["products"]]
+    assert len(prices) == 5 and prices == sorted(prices)
+    assert answer.text.startswith("Here are 5 products that match, cheapest first:")
+    rated = await ask(runtime, "/shop best rated tent", thread="rated")
+    ratings = [p["rating"] for p in rated.data["products"]]
+    assert ratings == sorted(ratings, reverse=True) and "best rated first" in rated.text
