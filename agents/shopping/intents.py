@@ -46,6 +46,8 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"\b(ram|storage|screen size|resolution|battery (?:life|capacity)|material|wattage|capacity)\b", 1.0),
         (r"\b(does it (?:have|support|come with)|is it (?:waterproof|compatible))\b", 1.5),
         (r"仕様|スペック|重さ|サイズは|容量|対応して|防水", 2.0),
+        (r"\b(?:what|which)\s+(?:colou?rs?|sizes?|variants?|options)\b|\b(?:does|do)\s+(?:it|they|this|that)\s+come\s+in\b"
+         r"|何色|色は|カラーは|サイズ展開|(?:色|サイズ)(?:は)?(?:何|どれ)が", 2.0),
     ),
     "reviews": (
         (r"\breviews?\b|\bpeople say\b|\bcustomers? say\b|\bbuyers? say\b|\bcomplain\w*\b|\bfeedback\b", 2.5),

@@ -9,6 +9,7 @@ import pytest
 from agents.shopping.catalog import CatalogStore
 from agents.shopping.demo import demo_catalog
 from agents.shopping.intents import (
+    classify,
     compared_parts,
     named_products,
     place_named,
@@ -237,3 +238,17 @@ async def test_the_cheapest_speakers_come_cheapest_first(runtime: ConversationRu
     rated = await ask(runtime, "/shop best rated tent", thread="rated")
     ratings = [p["rating"] for p in rated.data["products"]]
     assert ratings == sorted(ratings, reverse=True) and "best rated first" in rated.text
+
+
+@pytest.mark.parametrize(
+    "text", ["what colors does the first one come in?", "what sizes?", "does it come in size 10?", "2番目の色は？", "サイズ展開は？"]
+)
+def test_questions_about_colours_and_sizes_are_about_the_product(text: str) -> None:
+    """They were the help text: no intent at all."""
+    assert classify(text).intent == "specs"
+
+
+async def test_the_sizes_of_a_product_shown_are_its_variants(runtime: ConversationRuntime) -> None:
+    await ask(runtime, "/shop running shoes under $120", thread="sizes")
+    answer = await ask(runtime, "what sizes does the first one come in?", thread="sizes")
+    assert "Variants: US 6 (24 cm)" in answer.text
