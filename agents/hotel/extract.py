@@ -100,12 +100,26 @@ _WEEKEND = re.compile(
 )
 _ON_WEEKDAY = re.compile(r"\b(?P<which>this|next|coming|on)?\s*(?P<wd>" + _WEEKDAY + r")\b", re.IGNORECASE)
 _NEXT_WEEK = re.compile(r"\bnext\s+week\b|来週", re.IGNORECASE)
+# 「金曜」「来週の金曜日」「今週土曜」: from the week's Monday; a bare weekday is the next one.
+_JA_WEEKDAY = re.compile(r"(?P<which>再来週|来週|今週)?の?(?P<wd>[月火水木金土日])曜(?:日)?")
+_JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
+# Days of the year travellers name: "Christmas", "New Year's Eve", 大晦日, 元旦.
+_HOLIDAY = re.compile(
+    r"\b(?P<en>christmas(?:\s+(?:eve|day))?|new\s+year'?s?(?:\s+(?:eve|day))?)\b"
+    r"|(?P<ja>クリスマス・?イブ|クリスマス|大晦日|大みそか|元旦|元日)",
+    re.IGNORECASE,
+)
+HOLIDAYS = {"christmas eve": (12, 24), "christmas": (12, 25), "christmas day": (12, 25), "new years eve": (12, 31),
+            "new year": (1, 1), "new years": (1, 1), "new years day": (1, 1), "new year day": (1, 1),
+            "クリスマスイブ": (12, 24), "クリスマス・イブ": (12, 24), "クリスマス": (12, 25), "大晦日": (12, 31),
+            "大みそか": (12, 31), "元旦": (1, 1), "元日": (1, 1)}
 _NEXT_MONTH = re.compile(r"\bnext\s+month\b|来月", re.IGNORECASE)
 _SIMPLE_RELATIVE: list[tuple[re.Pattern[str], int]] = [
     (re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b|明後日|あさって", re.IGNORECASE), 2),
     (re.compile(r"\btomorrow\b|明日|あした", re.IGNORECASE), 1),
     (re.compile(r"\b(?:today|tonight|this\s+evening)\b|今日|今夜|今晩", re.IGNORECASE), 0),
 ]
+_UNTIL = re.compile(r"\b(?:to|until|till|through)\b|[-–〜~]|から|まで", re.IGNORECASE)
 _DAY_ONLY = re.compile(r"\b(?:to|until|till|through|-|–)\s*(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
 
 
@@ -264,6 +278,20 @@ def _relative_start(text: str, today: date) -> tuple[date | Stay, int] | None:
         if which == "next" and ahead < 7 and today.weekday() < target:
             ahead += 7
         candidates.append((match.start(), today + timedelta(days=ahead)))
+    for match in _JA_WEEKDAY.finditer(text):
+        target, which = _JA_WEEKDAYS[match.group("wd")], match.group("which")
+        if which:  # that week's day: this week's Monday, plus a week for 来週, two for 再来週
+            weeks = {"今週": 0, "来週": 1, "再来週": 2}[which]
+            day = today + timedelta(days=7 * weeks - today.weekday() + target)
+        else:
+            day = today + timedelta(days=(target - today.weekday()) % 7 or 7)
+        candidates.append((match.start(), day))
+    for match in _HOLIDAY.finditer(text):
+        name = " ".join((match.group("en") or match.group("ja")).lower().replace("'", "").split())
+        month, day_of_month = HOLIDAYS.get(name, HOLIDAYS.get(name.removesuffix(" day"), (1, 1)))
+        holiday = _resolve(today, month, day_of_month, None)
+        if holiday is not None:
+            candidates.append((match.start(), holiday))
     for match in _NEXT_WEEK.finditer(text):
         candidates.append((match.start(), today + timedelta(days=7 - today.weekday())))
     for match in _NEXT_MONTH.finditer(text):
@@ -313,6 +341,9 @@ def extract_stay(text: str, today: date, default_nights: int = 1) -> Stay | None
             check_out = _resolve(first.value, check_out.month, check_out.day, None) or check_out
         return Stay(first.value, check_out)
     relative = _relative_start(text, today)
+    if found and relative is not None and isinstance(relative[0], date) and relative[0] < found[0].value \
+            and relative[1] < found[0].start and _UNTIL.search(text, relative[1], found[0].start):
+        return Stay(relative[0], found[0].value)  # "Christmas Eve to Dec 27", "tomorrow until Dec 12"
     if found:
         start = found[0].value
         day_only = _DAY_ONLY.search(text, found[0].end)

@@ -181,7 +181,8 @@ def not_used(text: str, understood: Set[str], language: Language) -> list[str]:
     if language == "en":
         for word in re.findall(r"[A-Za-z][A-Za-z'-]{2,}", text):
             key = geo.normalize(word)
-            if key in _FILLER_EN or key in understood or key.rstrip("s") in understood:
+            if key in _FILLER_EN or key in understood or key.rstrip("s") in understood \
+                    or key.removesuffix(" s") in understood:  # "New Year's Eve": normalised 'year s'
                 continue
             if word not in found:
                 found.append(word)

@@ -58,6 +58,23 @@ def d(month: int, day: int, year: int = 2026) -> date:
         ("12月12日から2泊", d(12, 12), d(12, 14)),
         ("明日から3泊", d(12, 2), d(12, 5)),
         ("来週末", d(12, 11), d(12, 13)),
+        # Japanese weekdays: 来週の金曜 was next Monday (来週 alone), 金曜 nothing at all
+        ("来週の金曜から2泊", d(12, 11), d(12, 13)),
+        ("来週金曜", d(12, 11), d(12, 12)),
+        ("金曜から2泊", d(12, 4), d(12, 6)),
+        ("今週の土曜", d(12, 5), d(12, 6)),
+        ("再来週の月曜日", d(12, 14), d(12, 15)),
+        # days of the year: searched tomorrow before
+        ("Barcelona for New Year's Eve", d(12, 31), d(1, 1, 2027)),
+        ("christmas for 3 nights", d(12, 25), d(12, 28)),
+        ("new years day", d(1, 1, 2027), d(1, 2, 2027)),
+        ("大晦日から2泊", d(12, 31), d(1, 2, 2027)),
+        ("元旦", d(1, 1, 2027), d(1, 2, 2027)),
+        ("クリスマスイブ", d(12, 24), d(12, 25)),
+        # a day named by a word, then a date: the stay between them (was the date alone)
+        ("Christmas Eve to Dec 27", d(12, 24), d(12, 27)),
+        ("tomorrow until Dec 5", d(12, 2), d(12, 5)),
+        ("クリスマスから12月28日まで", d(12, 25), d(12, 28)),
     ],
 )
 def test_stay_is_read_relative_to_today(text: str, check_in: date, check_out: date) -> None:
