@@ -75,6 +75,9 @@ async def test_words_no_rule_used_are_named_in_the_answer(session: Session) -> N
         ("京都 来週末 駅近 2名", "ja", ["駅近"]),  # near the station: a wish no rule reads, not filler
         ("京都駅近のホテル", "ja", []),  # near a place the table knows
         ("清水寺近くのホテル", "ja", []),
+        ("somewhere cheap in Barcelona for New Year's Eve", "en", []),  # was “year's”
+        ("大阪 来週の金曜から2泊", "ja", []),  # was 「金曜」
+        ("京都 大晦日から2泊", "ja", []),
     ],
 )
 def test_not_used_words(text: str, language: str, expected: list[str]) -> None:
