@@ -59,6 +59,12 @@ _NEAR_WORDS = re.compile(
     re.IGNORECASE,
 )
 _BOOK_WORDS = re.compile(r"\b(?:book(?:ing)?|reserve|reservation)\b|予約", re.IGNORECASE)
+# What a hotel's booking terms say, which the hotel data does not hold.
+_TERMS_WORDS = re.compile(
+    r"\b(?:cancel(?:l?ation|l?ing)?|refund(?:able)?|deposit|payment|pay\s+(?:at|on)|check[\s-]?(?:in|out)\s+(?:time|hours?)|what\s+time\s+(?:is|can\s+\w+)\s+check)\b"
+    r"|キャンセル|返金|支払|チェックイン(?:の)?時間|チェックアウト(?:の)?時間",
+    re.IGNORECASE,
+)
 _DETAIL_WORDS = re.compile(
     r"\b(?:tell\s+me\s+(?:more\s+)?about|more\s+(?:about|on|info)|details?|describe|what\s+about\s+the|"
     r"address|amenities\s+(?:of|at))\b|詳しく|詳細",
@@ -327,6 +333,8 @@ class HotelSkill:
         if city is None and reading.place is None and _BOOK_WORDS.search(text) and not _searches(text, conversation):
             name = self._named_hotel(text, conversation, ordinal) if conversation.shown else None
             return AIMessage(content=say("cannot_book_named" if name else "cannot_book", language, name=name))
+        if city is None and reading.place is None and _TERMS_WORDS.search(text) and not _searches(text, conversation):
+            return AIMessage(content=say("no_terms", language))
         if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
             name = self._named_hotel(text, conversation, ordinal)
             if name:

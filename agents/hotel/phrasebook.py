@@ -78,6 +78,12 @@ TEXTS: dict[str, dict[Language, str]] = {
         "en": "I can't make bookings: I search hotels and compare them. Book the one you choose with the hotel or a booking site.",
         "ja": "予約はできません（ホテルの検索と比較のみ行います）。お選びのホテルは、ホテルまたは予約サイトでご予約ください。",
     },
+    "no_terms": {
+        "en": ("I don't have the hotels' booking terms (cancellation, payment, check-in times): the hotel or your "
+               "booking site has them. I can tell you more about a hotel, find cheaper ones, or search elsewhere."),
+        "ja": ("ホテルの予約条件（キャンセル、支払い、チェックイン時間など）の情報はありません。ホテルまたは予約サイトでご確認ください。"
+               "ホテルの詳細、より安いホテル、別の場所の検索ならお手伝いできます。"),
+    },
     "cannot_book_named": {
         "en": "I can't make bookings: I search hotels and compare them. To stay at {name}, book with the hotel or a booking site.",
         "ja": "予約はできません（ホテルの検索と比較のみ行います）。{name}に泊まるには、ホテルまたは予約サイトでご予約ください。",

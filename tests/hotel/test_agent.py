@@ -436,6 +436,22 @@ async def test_a_booking_is_declined_plainly_naming_the_hotel(session: Session, 
     assert japanese.text.startswith("予約はできません") and second in japanese.text
 
 
+@pytest.mark.parametrize(
+    "question", ["what's the cancellation policy?", "is it refundable?", "what time is check-in at the first one?",
+                 "キャンセル料は？"],
+)
+async def test_booking_terms_are_said_to_be_the_hotels(
+    session: Session, recording: RecordingStore, question: str
+) -> None:
+    """They were "Anything else?…", or the first hotel's details, which hold no check-in time."""
+    await session.say("Paris under $200 next weekend")
+
+    final = await session.say(question)
+
+    assert session.tool_calls == [] and len(recording.searches) == 1
+    assert final.text.startswith(("I don't have the hotels' booking terms", "ホテルの予約条件"))
+
+
 async def test_a_booking_request_with_a_place_and_dates_is_still_a_search(
     session: Session, recording: RecordingStore
 ) -> None:
