@@ -169,3 +169,12 @@ def test_rating_scale_conversion() -> None:
 )
 def test_ordinal(text: str, ordinal: int | None) -> None:
     assert extract_ordinal(text) == ordinal
+
+
+def test_a_bare_range_is_a_price_only_where_the_caller_says_so() -> None:
+    """A hotel's "12-14" is more often days; a shop's "50 to 100" is dollars."""
+    assert extract_price_range("headphones 50 to 100") is None
+    assert extract_price_range("headphones 50 to 100", bare_ranges=True) == PriceRange(50, 100, None)
+    assert extract_price_range("size 8-10", bare_ranges=True) is None
+    assert extract_price_range("for 2-3 people", bare_ranges=True) is None
+    assert extract_price_range("for $50-$100", bare_ranges=True) == PriceRange(50, 100, "USD")

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agents.shopping.phrasebook import say, usual_spelling
+from agents.shopping.phrasebook import say, spec_units, usual_spelling
 from agents.shopping.render import display_name, product_name
 from bot.locale import Language, is_japanese
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
@@ -549,7 +549,7 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
     if category:
         out["category"] = category
     # 「評価4以上」「星4以上」 bound the rating, not the price
-    price = extract_price_range(_JA_RATING.sub(" ", text), quantity_units=("items", "pcs", "個", "点"))
+    price = extract_price_range(_JA_RATING.sub(" ", text), quantity_units=QUANTITY_UNITS, bare_ranges=True)
     if price is not None:
         out["currency"] = price.currency or user_currency
         if price.max is not None:
@@ -567,6 +567,10 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
         out["sort"] = "rating"
     return out
 
+
+# After a number, words that make it a count or a measure, not a price: "2-4 items", "8-16 GB",
+# "20-30 L", "4-6 cups" (the spec units, data/specs_en.json, and their words).
+QUANTITY_UNITS = ("items", "pcs", "pack", "pairs", "個", "点", "inch", "in", *spec_units())
 
 # Words that order a search: "the cheapest bluetooth speaker", "best rated tent", 「安い順」「評価が高い順」.
 _BY_PRICE = re.compile(r"\bcheap(?:est)?\b|\b(?:lowest|low)[- ]price[ds]?\b|\bleast\s+expensive\b|安い|安価|低価格", re.IGNORECASE)

@@ -270,6 +270,12 @@ def spec_parts(key: str, value: Any, lang: Language) -> tuple[str, str]:
     return spec_label(key), str(value)
 
 
+def spec_units() -> tuple[str, ...]:
+    """The units the catalog's specs are measured in, as keys and as shown ('gb', 'GB', 'mah', 'mAh'…)."""
+    units: dict[str, str] = _SPECS_EN["units"]
+    return tuple(dict.fromkeys(u for pair in units.items() for u in pair))
+
+
 def spec_label(key: str) -> str:
     """A spec key in English words, its unit last (data/specs_en.json): 'weight_g_per_bud' → 'Weight per bud (g)'."""
     if key in _SPECS_EN["keys"]:

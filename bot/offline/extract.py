@@ -243,7 +243,7 @@ def _is_money_context(text: str, end: int, money: _Money, not_money: re.Pattern[
 
 
 def extract_price_range(
-    text: str, *, quantity_units: Iterable[str] = (), whole: Iterable[str] = ()
+    text: str, *, quantity_units: Iterable[str] = (), whole: Iterable[str] = (), bare_ranges: bool = False
 ) -> PriceRange | None:
     """'under $200' → max 200 USD; 'below 150 euros'; 'between 100 and 200'; '$100-$200';
     'over 80'; '2万円以下'; 'around $150' (±20%); a bare '$200' is read as a budget (max).
@@ -251,7 +251,9 @@ def extract_price_range(
     `quantity_units` are the caller's words that, right after a number without a currency, make it
     a quantity rather than a price (matched as prefixes: 'night' also covers 'nights'), on top of
     the generic ones (days, people, km, stars, %…). `whole` are the nouns of "for the whole …"
-    that mean the amount is a total ('stay', 'order'); "in total" always does.
+    that mean the amount is a total ('stay', 'order'); "in total" always does. `bare_ranges`: a
+    range with neither currency nor "between"/"from" ("headphones 50 to 100") is a price too, for
+    callers whose requests hold no dates ("12-14" is more often days than dollars in a hotel's).
     """
     text = japanese_amounts(text)
     not_money = _not_money_after(tuple(quantity_units))
@@ -263,12 +265,14 @@ def extract_price_range(
         prefix = text[max(0, match.start() - 12) : match.start()].lower()
         has_range_word = bool(re.search(r"(between|from)\s*$", prefix)) or "between" in match.group(0).lower()
         explicit = low.explicit or high.explicit
-        if not (explicit or has_range_word):
+        if not (explicit or has_range_word or bare_ranges):
             continue
         if not _is_money_context(text, match.end(), high, not_money):
             continue
         if re.search(r"(?:rated|rating|stars?)\s*$", prefix):
             continue
+        if not (explicit or has_range_word) and re.search(r"(?:sizes?|ages?|aged|for|kids?|children|boys|girls)\s*$", prefix):
+            continue  # a bare range of sizes or ages: "size 8-10", "kids 6-8"
         currency = low.currency or high.currency
         return PriceRange(min(low.amount, high.amount), max(low.amount, high.amount), currency, per)
     for match in _BOUND.finditer(text):

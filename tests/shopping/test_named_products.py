@@ -252,3 +252,26 @@ async def test_the_sizes_of_a_product_shown_are_its_variants(runtime: Conversati
     await ask(runtime, "/shop running shoes under $120", thread="sizes")
     answer = await ask(runtime, "what sizes does the first one come in?", thread="sizes")
     assert "Variants: US 6 (24 cm)" in answer.text
+
+
+# --- a bare range is a budget in a shop ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "bounds"),
+    [("headphones 50 to 100", (50, 100)), ("laptop 500-800", (500, 800)), ("earbuds for $50 to $100", (50, 100)),
+     ("running shoes size 8-10", None), ("kids 6-8 shoes", None), ("laptop 8-16 GB", None),
+     ("tent for 2-3 people", None), ("backpack 20-30 L", None), ("coffee maker 4-6 cups", None),
+     ("socks 3-6 pack", None), ("earbuds 2-3 hours", None)],
+)
+def test_a_range_without_a_currency_is_a_budget_unless_it_counts_or_measures(
+    text: str, bounds: tuple[float, float] | None
+) -> None:
+    """'headphones 50 to 100' listed a $429.99 pair: a range needed a currency or 'between'."""
+    filters = search_filters(text, "USD")
+    assert ((filters["min_price"], filters["max_price"]) if "max_price" in filters else None) == bounds
+
+
+async def test_headphones_50_to_100_are_all_in_that_range(runtime: ConversationRuntime) -> None:
+    answer = await ask(runtime, "/shop headphones 50 to 100", thread="bare")
+    assert answer.data["products"] and all(50 <= p["price"] <= 100 for p in answer.data["products"])
