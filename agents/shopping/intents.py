@@ -538,7 +538,7 @@ def compare_targets(
         ids.insert(0, current)
     ids = list(dict.fromkeys(ids))
     if len(ids) == 1:
-        return [], say("compare_with_what", lang, count=len(shown) or 1)
+        return [], say("compare_with_what", lang, count=len(shown)) if shown else say("compare_with_which", lang)
     return ids, None
 
 

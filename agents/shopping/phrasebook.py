@@ -38,6 +38,8 @@ TEXTS: dict[str, dict[Language, str]] = {
                       "ja": "表示した{count}件の商品には、その項目の記載がありません。"},
     "most": {"en": "most", "ja": "最大"},
     "least": {"en": "least", "ja": "最小"},
+    "compare_with_which": {"en": "Which product should I compare it with? Name it, or search first.",
+                           "ja": "どの商品と比較しますか？ 商品名を挙げるか、先に商品を探してください。"},
     "compare_with_what": {"en": "Which product should I compare it with (1–{count})?",
                           "ja": "どの商品と比較しますか（1〜{count}）？"},
     "unknown_product_id": {"en": "I can't find a product with the id {id}. Search for it by name, e.g. `/shop sony earbuds`.",

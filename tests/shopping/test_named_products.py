@@ -275,3 +275,9 @@ def test_a_range_without_a_currency_is_a_budget_unless_it_counts_or_measures(
 async def test_headphones_50_to_100_are_all_in_that_range(runtime: ConversationRuntime) -> None:
     answer = await ask(runtime, "/shop headphones 50 to 100", thread="bare")
     assert answer.data["products"] and all(50 <= p["price"] <= 100 for p in answer.data["products"])
+
+
+async def test_one_product_to_compare_with_nothing_shown_asks_for_another_by_name(runtime: ConversationRuntime) -> None:
+    """It asked for a position in a list of none: "(1–1)"."""
+    answer = await ask(runtime, "/shop compare the Aria 4 with the Aria 4", thread="one")
+    assert answer.text == "Which product should I compare it with? Name it, or search first."
