@@ -18,6 +18,7 @@ from agents.proofread.report import (
 )
 from agents.proofread.scoring import verdict
 from bot.locale import is_japanese
+from bot.offline.extract import ORDINAL_WORDS
 
 TurnKind = Literal["review", "explain", "list", "recheck_without_article", "no_report", "question"]
 
@@ -25,6 +26,12 @@ EXPLAIN = re.compile(
     r"(?i)(?:issue|item|finding|problem|point|no\.?|number|#|指摘|問題|項目|イシュー)\s*(?:no\.?|番号)?\s*#?\s*(\d{1,4})"
     r"|(\d{1,4})\s*(?:番目?|つ目|個目|点目)"
     r"|(?:explain|why|details?|about|tell me about|more on)\s+#?(\d{1,4})\b"
+)
+_ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
+# "explain the first issue", "the last finding?", 「最初の指摘」「最後の指摘を説明して」: -1 is the last.
+EXPLAIN_ORDINAL = re.compile(
+    rf"(?i)\b(?:the\s+)?({_ORDINAL_WORD})\s+(?:issue|item|finding|problem|point|suggestion|warning|one)s?\b"
+    r"|(最初|最後)の(?:指摘|問題|項目)"
 )
 RECHECK = re.compile(
     r"(?i)re-?check|check (it )?again|review (it )?again|re-?review|proofread (it )?again|(new|updated|fixed) version|"
@@ -75,6 +82,9 @@ def classify_turn(text: str, attachment: str | None, has_review: bool) -> Turn:
     if match := EXPLAIN.search(normalised):
         number = next(int(group) for group in match.groups() if group)
         return Turn("explain", number=number)
+    if match := EXPLAIN_ORDINAL.search(normalised):
+        word = (match.group(1) or match.group(2)).lower()
+        return Turn("explain", number={"最初": 1, "最後": -1}.get(word) or ORDINAL_WORDS[word])
     if RECHECK.search(normalised):
         return Turn("recheck_without_article")
     if LIST.search(normalised):
@@ -83,6 +93,9 @@ def classify_turn(text: str, attachment: str | None, has_review: bool) -> Turn:
 
 
 def find_issue(review: dict[str, Any], number: int) -> dict[str, Any] | None:
+    """The issue numbered `number`; -1 is the last one."""
+    if number == -1:
+        return review["issues"][-1] if review["issues"] else None
     return next((i for i in review["issues"] if i["number"] == number), None)
 
 

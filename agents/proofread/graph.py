@@ -132,8 +132,8 @@ class ProofreadGraphBuilder:
         if issue is None:
             total = len(review.get("issues", []))
             reply = (
-                f"There is no issue {turn.number}; the last report has {total} issue{'s' if total != 1 else ''}"
-                + (f" (1–{total})." if total else ".")
+                f"There is no issue {turn.number if turn.number != -1 else 'to explain'}; the last report has {total} "
+                f"issue{'s' if total != 1 else ''}" + (f" (1–{total})." if total else ".")
             )
         else:
             reply = describe_issue(issue, state.get("article", "").split("\n"), report_language(review))

@@ -115,6 +115,17 @@ async def test_explain_issue_answers_from_the_stored_report(conversation: Conver
     assert "no issue 99" in missing.text
 
 
+async def test_a_finding_is_named_by_its_place_in_the_report_too(conversation: Conversation):
+    """"explain the first issue" got the help text; only "explain issue 1" was read."""
+    first = await conversation.send(fixture_text("code_errors.md"))
+    issues = first.data["issues"]
+    numbered = (await conversation.send("explain issue 1")).text
+    assert (await conversation.send("explain the first issue")).text == numbered
+    assert (await conversation.send("最初の指摘を説明して")).text == numbered
+    last = await conversation.send("and the last finding?")
+    assert last.data["action"] == "explain" and issues[-1]["problem"] in last.text
+
+
 async def test_the_summary_offers_to_explain_a_finding_it_has(conversation: Conversation):
     flawed = await conversation.send(fixture_text("code_errors.md"))
     shown = flawed.data["issues"][0]["number"]
