@@ -387,16 +387,26 @@ _GROUP = re.compile(
     r"|(?:大人)?(?P<ja>(?<!\d)\d++|[一二三四五六七八九十])\s*(?:人|名)",
     re.IGNORECASE,
 )
+# 「大人2人 子供1人」「子ども2名と大人2名」: every party member counted, adults and children.
+_JA_PARTY = re.compile(
+    r"(?P<who>大人|おとな|子供|子ども|こども|小学生|中学生|幼児|乳児|小人)\s*(?P<n>(?<!\d)\d{1,3}|[一二三四五六七八九十])\s*(?:人|名)"
+)
 _SOLO = re.compile(r"\b(?:solo|alone|just\s+me|by\s+myself|single\s+traveller|for\s+one|on\s+my\s+own)\b|一人|ひとり", re.IGNORECASE)
 _COUPLE = re.compile(r"\b(?:a\s+couple|my\s+(?:wife|husband|partner|girlfriend|boyfriend)|honeymoon|for\s+two|the\s+two\s+of\s+us)\b|二人|ふたり", re.IGNORECASE)
 
 
 def extract_guests(text: str) -> int | None:
-    """'for 3 people' → 3, '2 adults and 2 kids' → 4, 'family of 5' → 5, 'solo' → 1, '3名' → 3."""
+    """'for 3 people' → 3, '2 adults and 2 kids' → 4, 'family of 5' → 5, 'solo' → 1, '3名' → 3,
+    「大人2人 子供1人」 → 3."""
     adults = extract_count(text, _GUEST_NOUNS)
     children = extract_count(text, _CHILD_NOUNS)
     if adults is not None or children is not None:
         return (adults or (1 if children else 0)) + (children or 0)
+    party = [(m.group("who"), parse_number(m.group("n")) or 0) for m in _JA_PARTY.finditer(text)]
+    if party:
+        grown = sum(n for who, n in party if who in ("大人", "おとな"))
+        young = sum(n for who, n in party if who not in ("大人", "おとな"))
+        return (grown or (1 if young else 0)) + young
     match = _GROUP.search(text)
     if match:
         raw = match.group("n") or match.group("for") or match.group("ja")

@@ -174,6 +174,9 @@ def test_hotel_quantities_are_not_prices(text: str) -> None:
         ("a couple", 2),
         ("3名", 3),
         ("大人2人", 2),
+        ("大人2人 子供1人", 3),  # was 2: the first count alone
+        ("子ども2名と大人2名", 4),
+        ("子供1人", 2),  # a child travels with an adult, as "1 kid" does
         ("3 nights", None),
         ("Paris next weekend", None),
         ("for 3 nights", None),
