@@ -366,7 +366,18 @@ def ranked(rank: SpecRank, products: Sequence[Product]) -> list[tuple[Product, s
             if number:
                 out.append((product, key, float(number.group(0)) * factor))
                 break
+    # Only values of one measure are compared (hours with days, not with a phone's mAh): the one most
+    # of the products list.
+    counts: dict[str, int] = {}
+    for _product, key, _value in out:
+        counts[_MEASURE.get(key, "")] = counts.get(_MEASURE.get(key, ""), 0) + 1
+    measure = max(counts, key=counts.__getitem__, default="")
+    out = [found for found in out if _MEASURE.get(found[1], "") == measure]
     return sorted(out, key=lambda found: -found[2] if rank.most else found[2])
+
+
+# Spec keys a rank reads that measure something else than the rank's other keys.
+_MEASURE = {"battery_mah": "charge", "capacity_mah": "charge", "capacity_cups": "cups", "capacity_people": "people"}
 
 
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))

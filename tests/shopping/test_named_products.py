@@ -281,3 +281,14 @@ async def test_one_product_to_compare_with_nothing_shown_asks_for_another_by_nam
     """It asked for a position in a list of none: "(1–1)"."""
     answer = await ask(runtime, "/shop compare the Aria 4 with the Aria 4", thread="one")
     assert answer.text == "Which product should I compare it with? Name it, or search first."
+
+
+def test_only_values_of_one_measure_are_ranked_together() -> None:
+    """A phone's 4,400 mAh is no longer battery life than a laptop's 8 hours."""
+    rank = spec_rank("the longest battery life")
+    assert rank is not None
+    phone = next(p for p in CATALOG if "battery_mah" in p.specs)
+    laptops = [p for p in CATALOG if "battery_hours" in p.specs and p.subcategory == "laptops"][:2]
+    assert [found[0].id for found in ranked(rank, [phone, *laptops])] == [
+        p.id for p in sorted(laptops, key=lambda p: -float(p.specs["battery_hours"]))]
+    assert [found[0].id for found in ranked(rank, [phone])] == [phone.id]
