@@ -8,6 +8,7 @@ from langchain_core.messages import HumanMessage
 from langgraph.graph.state import CompiledStateGraph
 
 from agents.chat.graph import build_graph
+from agents.chat.offline import ChatSkill
 from bot.agent import AgentDefinition, AgentDeps, TurnInput
 from bot.commands import CommandOption
 from bot.events import Final
@@ -24,6 +25,7 @@ class ChatAgent(AgentDefinition):
     fallback = True
     # One step a turn: its checkpoint is written once, as the run ends (a crashed turn runs again).
     durability = "exit"
+    offline_skills = (ChatSkill(),)
 
     async def build(self, deps: AgentDeps) -> CompiledStateGraph:
         return build_graph(deps)
