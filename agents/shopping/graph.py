@@ -40,6 +40,7 @@ from agents.shopping.intents import (
     Intent,
     SpecRank,
     cart_action,
+    category_of,
     city_name,
     classify,
     compare_targets,
@@ -164,6 +165,12 @@ class ShopNodes:
         product_id, question = await self._product(
             store, text, intent, shown, state.get("current_product_id"), lang, notes
         )
+        ref = product_reference(text)
+        if intent == "inventory" and category_of(text) and product_id in (None, state.get("current_product_id")) \
+                and not (ref.product_id or ref.ordinal or ref.pick or ref.this or ref.rank):
+            # "wireless earbuds in stock in Shibuya": no product yet, so a search (each result with its stock)
+            intent, product_id, question = "search", None, None
+            turn["intent"] = intent
         turn["product_id"] = product_id
         if intent == "compare":  # exactly the products named or pointed at, in the shopper's order
             named = [named_products(part, await store.search_products(part, limit=10)) for part in compared_parts(text)]

@@ -222,7 +222,7 @@ def yes_or_no(text: str) -> Literal["yes", "no"] | None:
     return None
 
 
-_COUPON_CODE = re.compile(r"\b([A-Z][A-Z0-9]{3,19})\b")
+_COUPON_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Z][A-Z0-9]{3,19})(?![A-Za-z0-9])")  # 「クーポンAUDIO15を」 too
 
 
 def extract_coupon_code(text: str) -> str | None:

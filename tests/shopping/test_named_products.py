@@ -11,6 +11,7 @@ from agents.shopping.demo import demo_catalog
 from agents.shopping.intents import (
     classify,
     compared_parts,
+    extract_coupon_code,
     named_products,
     place_named,
     ranked,
@@ -292,3 +293,19 @@ def test_only_values_of_one_measure_are_ranked_together() -> None:
     assert [found[0].id for found in ranked(rank, [phone, *laptops])] == [
         p.id for p in sorted(laptops, key=lambda p: -float(p.specs["battery_hours"]))]
     assert [found[0].id for found in ranked(rank, [phone])] == [phone.id]
+
+
+@pytest.mark.parametrize(("text", "code"), [("クーポンAUDIO15を使って", "AUDIO15"), ("AUDIO15を適用して", "AUDIO15"),
+                                           ("apply AUDIO15", "AUDIO15"), ("クーポンを使って", None)])
+def test_a_coupon_code_written_against_japanese_is_read(text: str, code: str | None) -> None:
+    """「クーポンAUDIO15を使って」 was asked which coupon: no word boundary between ン and A."""
+    assert extract_coupon_code(text) == code
+
+
+@pytest.mark.parametrize("text", ["/shop 渋谷で在庫のあるワイヤレスイヤホン", "/shop wireless earbuds in stock in Tokyo"])
+async def test_a_kind_of_product_in_stock_somewhere_is_a_search(runtime: ConversationRuntime, text: str) -> None:
+    """It was "Which product do you mean? Search first": a stock question with no product."""
+    answer = await ask(runtime, text, thread="kind")
+    assert answer.data["products"] and all(p["category"] == "audio" and "stock" in p for p in answer.data["products"])
+    stock = await ask(runtime, "is the first one in stock in Tokyo?", thread="kind")
+    assert "in stock" in stock.text and stock.text.startswith(answer.data["products"][0]["name"])
