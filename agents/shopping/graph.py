@@ -37,8 +37,10 @@ from langgraph.types import interrupt
 from agents.shopping.catalog import CartError
 from agents.shopping.intents import (
     DETERMINISTIC,
+    Feature,
     Intent,
     SpecRank,
+    asked_feature,
     cart_action,
     category_of,
     city_name,
@@ -48,6 +50,7 @@ from agents.shopping.intents import (
     extract_city,
     extract_coupon_code,
     extract_fulfillment,
+    has_feature,
     named_products,
     product_reference,
     ranked,
@@ -162,6 +165,11 @@ class ShopNodes:
         if intent == "purchase":
             turn["action"] = cart_action(text)
         shown = list(state.get("shown") or [])
+        if shown and intent in NEEDS_PRODUCT | {"other", "search", "compare"} and (feature := asked_feature(text)):
+            turn["answer"] = await self._with_feature(store, feature, shown, lang)  # "which one is waterproof?"
+            turn["route"], turn["workflow"] = "finish", "product"
+            turn["note"] = sentences(list(notes), lang) or None
+            return {**update, "turn": turn}
         product_id, question = await self._product(
             store, text, intent, shown, state.get("current_product_id"), lang, notes
         )
@@ -241,6 +249,21 @@ class ShopNodes:
         if product_id is None and question is None:
             question = say("which_product", lang)
         return product_id, question
+
+    @staticmethod
+    async def _with_feature(store: Any, feature: Feature, shown: list[dict[str, Any]], lang: Language) -> str:
+        """Which of the products shown have a quality, by their place in the list."""
+        products = {p.id: p for p in await store.get_products([p["id"] for p in shown])}
+        verdicts = [(i + 1, products[p["id"]], has_feature(feature, products[p["id"]]))
+                    for i, p in enumerate(shown) if p["id"] in products]
+        if all(has is None for _, _, has in verdicts):
+            return say("rank_unlisted", lang, count=len(shown))
+        name = feature.name_ja if lang == "ja" else feature.name[:1].upper() + feature.name[1:]
+        having = [f"{n}. {product_name(p, lang)}" for n, p, has in verdicts if has]
+        if not having:
+            return say("feature_none", lang, count=len(shown), feature=name)
+        return say("feature_some", lang, count=len(shown), feature=name, n=len(having),
+                   products=("、" if lang == "ja" else "; ").join(having))
 
     @staticmethod
     async def _first_on(

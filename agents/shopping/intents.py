@@ -108,6 +108,7 @@ class Classification:
 # 「2番目の詳細」「一番安いのは？」): its details, when the message points at one and names no category.
 _ABOUT = re.compile(
     r"\btell me (?:more )?about\b|\bmore (?:about|on|info)\b|\bdetails?\b|\bwhat(?:'s| is) (?:the )?|\bwhich(?: one)? is\b"
+    r"|\bhow(?:'s| is| are| good is| long is| big is| heavy is| much is| much are| much does)\b"
     r"|詳細|詳しく|(?:は|って)(?:どれ|何)?[？?]?$|^どれが|^一番\S{1,8}(?:の|もの|やつ)?[？?]?$",
     re.IGNORECASE,
 )
@@ -351,6 +352,52 @@ _SPEC_RANKS: tuple[tuple[re.Pattern[str], SpecRank], ...] = tuple(
 )
 
 
+@dataclass(frozen=True)
+class Feature:
+    """A yes-or-no quality of a product, read from its specs: which keys say it, and how."""
+
+    name: str  # the shopper's word for it, in the answer
+    name_ja: str
+    checks: tuple[tuple[str, str], ...]  # (spec key, a pattern its value matches when the product has it)
+
+
+_WATERPROOF = r"^(?:IP[X\d][78]|\d+\s*ATM|yes)$"
+# "which one is waterproof?", "do any of them have GPS?", 「防水なのはどれ？」: over the products shown.
+_FEATURES: tuple[tuple[re.Pattern[str], Feature], ...] = tuple(
+    (re.compile(pattern, re.IGNORECASE), feature) for pattern, feature in (
+        (r"\bwater[- ]?proof\b|防水", Feature("waterproof", "防水", (("water_resistance", _WATERPROOF), ("waterproof", "^yes$")))),
+        (r"\bwater[- ]?resistant\b|\bsplash[- ]?proof\b|生活防水|防滴",
+         Feature("water resistant", "防滴", (("water_resistance", r"^(?!none$|no$)."), ("water_resistant", "^yes$"),
+                                             ("waterproof", "^yes$")))),
+        (r"\b(?:built[- ]in\s+)?gps\b|GPS", Feature("built-in GPS", "GPS内蔵", (("gps", "^built-in"),))),
+        (r"\bheart[- ]rate\b|心拍", Feature("heart rate", "心拍計測", (("heart_rate", "^yes$"),))),
+        (r"\bnoise[- ]cancel+(?:ing|ation)?\b|\bANC\b|ノイズキャンセリング|ノイキャン",
+         Feature("active noise cancelling", "ノイズキャンセリング", (("noise_cancelling", "^active$"),))),
+        (r"\bmultipoint\b|マルチポイント", Feature("multipoint", "マルチポイント", (("multipoint", "^yes$"),))),
+        (r"\bfold(?:able|s)\b|折りたため|折りたたみ", Feature("foldable", "折りたたみ", (("foldable", "^yes$"),))),
+        (r"\bsleep[- ]tracking\b|睡眠", Feature("sleep tracking", "睡眠計測", (("sleep_tracking", "^yes$"),))),
+        (r"\b(?:contactless\s+)?payments?\b|\bNFC\b|決済", Feature("payments", "決済機能", (("payments", "^yes$"),))),
+    )
+)
+_WHICH_OF_THEM = re.compile(
+    r"\bwhich\b|\b(?:do|does|are|is)\s+any\b|\bany\s+of\s+(?:them|these|those)\b|どれ|どの商品|どちら", re.IGNORECASE
+)
+
+
+def asked_feature(text: str) -> Feature | None:
+    """The yes-or-no quality the text asks the products shown about ("which one is waterproof?")."""
+    if not _WHICH_OF_THEM.search(text):
+        return None
+    return next((feature for pattern, feature in _FEATURES if pattern.search(text)), None)
+
+
+def has_feature(feature: Feature, product: Product) -> bool | None:
+    """Whether the product has it; None when its specs do not say."""
+    said = [re.search(pattern, product.specs[key], re.IGNORECASE) is not None
+            for key, pattern in feature.checks if key in product.specs]
+    return any(said) if said else None
+
+
 def spec_rank(text: str) -> SpecRank | None:
     """The spec superlative the text asks for ("which is the lightest?"), if any."""
     return next((rank for pattern, rank in _SPEC_RANKS if pattern.search(text)), None)
@@ -377,7 +424,8 @@ def ranked(rank: SpecRank, products: Sequence[Product]) -> list[tuple[Product, s
 
 
 # Spec keys a rank reads that measure something else than the rank's other keys.
-_MEASURE = {"battery_mah": "charge", "capacity_mah": "charge", "capacity_cups": "cups", "capacity_people": "people"}
+_MEASURE = {"battery_mah": "charge", "capacity_mah": "charge", "capacity_cups": "cups", "capacity_people": "people",
+            "weight_g_per_bud": "per bud"}
 
 
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))

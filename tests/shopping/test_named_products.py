@@ -9,9 +9,11 @@ import pytest
 from agents.shopping.catalog import CatalogStore
 from agents.shopping.demo import demo_catalog
 from agents.shopping.intents import (
+    asked_feature,
     classify,
     compared_parts,
     extract_coupon_code,
+    has_feature,
     named_products,
     place_named,
     ranked,
@@ -309,3 +311,45 @@ async def test_a_kind_of_product_in_stock_somewhere_is_a_search(runtime: Convers
     assert answer.data["products"] and all(p["category"] == "audio" and "stock" in p for p in answer.data["products"])
     stock = await ask(runtime, "is the first one in stock in Tokyo?", thread="kind")
     assert "in stock" in stock.text and stock.text.startswith(answer.data["products"][0]["name"])
+
+
+# --- which of the products shown have a quality -------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "feature"),
+    [("which one is waterproof?", "waterproof"), ("do any of them have built-in GPS?", "built-in GPS"),
+     ("which ones have noise cancelling?", "active noise cancelling"), ("防水なのはどれ？", "waterproof"),
+     ("is it waterproof?", None), ("waterproof running shoes", None)],
+)
+def test_a_question_over_the_list_about_a_quality(text: str, feature: str | None) -> None:
+    found = asked_feature(text)
+    assert (found.name if found else None) == feature
+
+
+def test_waterproof_is_an_immersion_rating_and_splashes_are_only_water_resistance() -> None:
+    waterproof, resistant = asked_feature("which is waterproof"), asked_feature("which is water resistant")
+    assert waterproof is not None and resistant is not None
+    splash = next(p for p in CATALOG if p.specs.get("water_resistance") == "IPX4")
+    swim = next(p for p in CATALOG if p.specs.get("water_resistance") == "5 ATM")
+    assert (has_feature(waterproof, splash), has_feature(waterproof, swim)) == (False, True)
+    assert has_feature(resistant, splash) is True
+    assert has_feature(waterproof, next(p for p in CATALOG if not ({"water_resistance", "waterproof"} & set(p.specs)))) is None
+
+
+async def test_which_of_the_products_shown_are_foldable(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    """"which are foldable?" got the help text."""
+    shown = (await ask(runtime, "/shop noise cancelling headphones under 300", thread="fold")).data["products"]
+    products = {p.id: p for p in await store.get_products([p["id"] for p in shown])}
+    foldable = [f"{i + 1}. {p['name']}" for i, p in enumerate(shown) if products[p["id"]].specs.get("foldable") == "yes"]
+    assert foldable  # the list has some, and some not
+    answer = await ask(runtime, "which are foldable?", thread="fold")
+    assert answer.text == f"Foldable: {len(foldable)} of the {len(shown)} shown — {'; '.join(foldable)}."
+    again = await ask(runtime, "tell me more about the first one", thread="fold")
+    assert again.data["products"][0]["id"] == shown[0]["id"]  # the list is still the one they point into
+
+
+@pytest.mark.parametrize("text", ["how is the battery on the second one?", "how much is the third one?"])
+def test_how_questions_about_a_product_shown_are_about_its_details(text: str) -> None:
+    """They got the help text."""
+    assert classify(text).intent == "specs"
