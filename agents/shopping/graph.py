@@ -165,7 +165,8 @@ class ShopNodes:
         if intent == "purchase":
             turn["action"] = cart_action(text)
         shown = list(state.get("shown") or [])
-        if shown and intent in NEEDS_PRODUCT | {"other", "search", "compare"} and (feature := asked_feature(text)):
+        if shown and intent in NEEDS_PRODUCT | {"other", "search", "compare"} and not category_of(text) \
+                and (feature := asked_feature(text)):
             turn["answer"] = await self._with_feature(store, feature, shown, lang)  # "which one is waterproof?"
             turn["route"], turn["workflow"] = "finish", "product"
             turn["note"] = sentences(list(notes), lang) or None

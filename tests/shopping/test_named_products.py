@@ -353,3 +353,10 @@ async def test_which_of_the_products_shown_are_foldable(runtime: ConversationRun
 def test_how_questions_about_a_product_shown_are_about_its_details(text: str) -> None:
     """They got the help text."""
     assert classify(text).intent == "specs"
+
+
+async def test_a_question_naming_a_kind_of_product_searches_instead(runtime: ConversationRuntime) -> None:
+    await ask(runtime, "/shop noise cancelling headphones under 300", thread="kind2")
+    answer = await ask(runtime, "which waterproof speakers do you have?", thread="kind2")
+    assert answer.data["products"] and {p["category"] for p in answer.data["products"]} == {"audio"}
+    assert not answer.text.startswith("Waterproof:")
