@@ -76,7 +76,7 @@ _SHORT_RANGES = [
         re.IGNORECASE,
     ),
     re.compile(
-        r"(?<!\d)" + _p(_DAY, g="d1") + _DASH + _p(_DAY, g="d2") + r"\s*(?:of\s+)?" + _p(_MONTH, g="m") + r"\b"
+        r"(?<!\d)" + _p(_DAY, g="d1") + _DASH + r"(?:the\s+)?" + _p(_DAY, g="d2") + r"\s*(?:of\s+)?" + _p(_MONTH, g="m") + r"\b"
         + _YEAR.replace("{g}", "y"),
         re.IGNORECASE,
     ),

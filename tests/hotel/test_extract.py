@@ -47,6 +47,7 @@ def d(month: int, day: int, year: int = 2026) -> date:
         ("12-14 Dec", d(12, 12), d(12, 14)),
         ("12th of December for a week", d(12, 12), d(12, 19)),
         ("Dec 12 to the 15th", d(12, 12), d(12, 15)),
+        ("from the 20th to the 23rd of December", d(12, 20), d(12, 23)),  # was Dec 23 for one night
         ("Dec 30 - Jan 2", d(12, 30), d(1, 2, 2027)),
         ("Dec 30 to Jan 2", d(12, 30), d(1, 2, 2027)),
         ("on Friday", d(12, 4), d(12, 5)),
