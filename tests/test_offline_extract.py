@@ -178,3 +178,11 @@ def test_a_bare_range_is_a_price_only_where_the_caller_says_so() -> None:
     assert extract_price_range("size 8-10", bare_ranges=True) is None
     assert extract_price_range("for 2-3 people", bare_ranges=True) is None
     assert extract_price_range("for $50-$100", bare_ranges=True) == PriceRange(50, 100, "USD")
+
+
+def test_every_position_a_text_points_at() -> None:
+    from bot.offline.extract import extract_ordinals
+
+    assert extract_ordinals("the difference between the first and the second") == [1, 2]
+    assert extract_ordinals("compare #3 with the last and #3 again") == [3, -1]
+    assert extract_ordinals("1番目と3番目") == [1, 3] and extract_ordinals("no position") == []

@@ -37,7 +37,7 @@ from agents.hotel.store import (
 from agents.hotel.understand import Reading, read_places
 from bot.locale import Language, is_japanese, language_of
 from bot.offline import extract as core_extract
-from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal
+from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal, extract_ordinals
 from bot.offline.model import OfflineRequest, tool_call
 from bot.tools import degraded
 
@@ -336,6 +336,10 @@ class HotelSkill:
         if city is None and reading.place is None and _TERMS_WORDS.search(text) and not _searches(text, conversation):
             return AIMessage(content=say("no_terms", language))
         if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
+            shown = [name for name, _ in conversation.shown]
+            several = [shown[n - 1 if n > 0 else len(shown) + n] for n in extract_ordinals(text) if -len(shown) <= n <= len(shown) and n]
+            if len(several) >= 2:  # "the difference between the first and the second"
+                return _calls(("hotel_details", {"names": several}))
             name = self._named_hotel(text, conversation, ordinal)
             if name:
                 return _calls(("hotel_details", {"names": [name]}))

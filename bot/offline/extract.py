@@ -364,6 +364,16 @@ _ORDINAL = re.compile(
 )
 
 
+def extract_ordinals(text: str) -> list[int]:
+    """Every item of a list the text points at, in its order: 'the first and the third' → [1, 3]."""
+    found = []
+    for match in _ORDINAL.finditer(text):
+        value = ORDINAL_WORDS[match.group("w").lower()] if match.group("w") else parse_number(match.group("n") or match.group("ja"))
+        if value is not None and value not in found:
+            found.append(value)
+    return found
+
+
 def extract_ordinal(text: str) -> int | None:
     """Which item of a list the text points at: 'the second one' → 2, '#3' → 3, 'the last' → -1."""
     match = _ORDINAL.search(text)

@@ -421,6 +421,17 @@ async def test_thanks_is_not_another_search(session: Session, recording: Recordi
     assert final.cards == [] and "Anything else?" in final.text
 
 
+async def test_the_difference_between_two_hotels_shown_gives_the_details_of_both(session: Session) -> None:
+    """It gave the first hotel's details alone."""
+    first = await session.say("Paris under $200 next weekend")
+    one, two = (h["name"] for h in first.data["hotels"][:2])
+
+    final = await session.say("what's the difference between the first and the second?")
+
+    assert [(c["name"], c["args"]["names"]) for c in session.tool_calls] == [("hotel_details", [one, two])]
+    assert one in final.text and two in final.text
+
+
 async def test_a_booking_is_declined_plainly_naming_the_hotel(session: Session, recording: RecordingStore) -> None:
     """It was "Anything else? I can look for cheaper options…", or, with an ordinal, the hotel's
     details, as if the room were being booked."""
