@@ -159,8 +159,11 @@ class ShopNodes:
                         and not isinstance(exc.__cause__, ValueError):
                     raise
                 log.warning("intent reply unusable (%s): going with the rules' %s", exc, intent)
-        turn["intent"] = intent
         turn["city"] = extract_city(text)
+        if turn["city"] and state.get("current_product_id") and (intent == "other" or (
+                intent == "reviews" and len(topic := review_topic(text)) <= 20 and extract_city(topic) == turn["city"])):
+            intent = "inventory"  # "Osaka", 「大阪で」「東京はどう？」: where to look for the product asked about
+        turn["intent"] = intent
         turn["fulfillment"] = extract_fulfillment(text)
         if intent == "purchase":
             turn["action"] = cart_action(text)

@@ -54,6 +54,7 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"\b(do|did) (?:people|users|owners|buyers|customers)\b|\bowners?\b|\bworth it\b|\bany (?:issues|problems)\b", 2.0),
         (r"\bwhat do (?:people|users|others)\b|\bopinions?\b|\bexperiences?\b", 2.0),
         (r"評判|口コミ|クチコミ|レビュー|感想|評価は|どう思われ|不満", 2.5),
+        (r"(?:は|って)どう(?:です|でした)?か?[？?]?$|(?:使い心地|着け心地|付け心地|装着感|電池持ち)", 2.0),  # 「電池持ちはどう？」
     ),
     "coupons": (
         (r"\bcoupons?\b|\bdiscounts?\b|\bpromo(?:tion)?s?\b|\bdeals?\b|\bvouchers?\b|\bsales?\b", 2.0),

@@ -17,6 +17,7 @@ from agents.shopping.intents import (
     named_products,
     place_named,
     ranked,
+    review_topic,
     search_filters,
     spec_rank,
 )
@@ -360,3 +361,21 @@ async def test_a_question_naming_a_kind_of_product_searches_instead(runtime: Con
     answer = await ask(runtime, "which waterproof speakers do you have?", thread="kind2")
     assert answer.data["products"] and {p["category"] for p in answer.data["products"]} == {"audio"}
     assert not answer.text.startswith("Waterproof:")
+
+
+@pytest.mark.parametrize(("text", "topic"), [("電池持ちはどう？", "電池持ち"), ("音質はどうですか？", "音質"), ("装着感は？", "装着感")])
+def test_japanese_how_is_it_questions_ask_the_reviews(text: str, topic: str) -> None:
+    """「電池持ちはどう？」 got the help text."""
+    assert classify(text).intent == "reviews" and review_topic(text) == topic
+
+
+async def test_a_city_alone_after_a_product_asks_its_stock_there(runtime: ConversationRuntime) -> None:
+    """「大阪で」 after "where are you?" saved the city and answered with the help text."""
+    await ask(runtime, "/shop 1万円以下のワイヤレスイヤホン", thread="city", user="walker")
+    await ask(runtime, "1番目の詳細", thread="city", user="walker")
+    asked = await ask(runtime, "在庫はある？", thread="city", user="walker")
+    assert "どの都市" in asked.text
+    osaka = await ask(runtime, "大阪で", thread="city", user="walker")
+    assert "在庫" in osaka.text and "Shinsaibashi" in osaka.text
+    london = await ask(runtime, "what about London?", thread="city", user="walker")
+    assert "in stock" in london.text and "Covent Garden" in london.text
