@@ -494,11 +494,29 @@ class HotelSkill:
                 break
         if answer is None:
             answer = {"text": relay(results, language) if results else say("nothing", language), "hotels": []}
+        elif results and results[-1].name == "hotels_near_landmark":  # searched in the same turn: say what was found
+            search = next((m for m in results if m.name == "search_hotels" and _HOTEL_LINE.search(m.text)), None)
+            searched = self._searched(search, calls.get(search.tool_call_id or ""), language) if search else None
+            if searched:
+                answer["text"] = f"{searched}{'' if language == 'ja' else ' '}{answer['text']}"
         unused = not_used(text, understood_words() | _words_of(text, results, request.system), language)
         if unused:
             quoted = ", ".join(f"“{w}”" for w in unused) if language == "en" else "、".join(f"「{w}」" for w in unused)
             answer["text"] += " " + say("not_used", language, words=quoted)
         return answer
+
+    @staticmethod
+    def _searched(message: ToolMessage, call: dict[str, Any] | None, language: Language) -> str | None:
+        """What a search found, in a sentence ("12 hotels available in Rome for Dec 11–13, … sorted by rating.")."""
+        head = message.text.split("\n", 1)[0].rstrip(":").strip()
+        found, args = _FOUND.match(head), (call or {}).get("args") or {}
+        if language != "ja":
+            return head if head.endswith(".") else head + "."
+        if found is None or not (args.get("check_in") and args.get("check_out")):
+            return None
+        stay = stay_ja(date.fromisoformat(str(args["check_in"])), date.fromisoformat(str(args["check_out"])))
+        return say("searched", language, city=city_name(found.group("city"), language), stay=stay,
+                   nights=found.group("nights"), guests=found.group("guests"), available=found.group("n"))
 
     @staticmethod
     def _from_result(message: ToolMessage, call: dict[str, Any] | None, language: Language) -> dict[str, Any] | None:

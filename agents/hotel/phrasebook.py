@@ -98,6 +98,10 @@ TEXTS: dict[str, dict[Language, str]] = {
         "en": "{head} {top}: {picks}.",
         "ja": "{city}で{stay}（{nights}泊・{guests}名）に空室のあるホテルが{available}軒見つかりました。おすすめ: {picks}。",
     },
+    "searched": {
+        "en": "{head}",
+        "ja": "{city}で{stay}（{nights}泊・{guests}名）に空室のあるホテルが{available}軒見つかりました。",
+    },
     "closest": {
         "en": "{head}: {name} is the closest ({distance}).",
         "ja": "{landmark}に一番近いのは{name}です（{distance}）。",

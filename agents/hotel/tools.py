@@ -479,7 +479,7 @@ async def hotels_near_landmark(
     last = _last_search(metadata, city.name)
     if last is not None:
         pool = [hotels_meta[i] for i in last["hotel_ids"] if i in hotels_meta]
-        scope = "among the last search's results"
+        scope = "among the hotels found"
     else:
         check_in, check_out = default_stay(tool_context, metadata, city.name)
         offers = await store.search(HotelQuery.model_validate(

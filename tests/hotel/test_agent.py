@@ -152,7 +152,9 @@ async def test_a_search_and_a_landmark_in_one_message_rank_that_searchs_results(
     assert session.statuses[0] == "Searching hotels in Paris…" and session.statuses[1].startswith("Found ")
     assert session.statuses[2] == "Measuring distances to Louvre Museum…"
     assert len(recording.searches) == 1  # the ranking used the search's results, not a new query
-    assert "among the last search's results" in final.text
+    assert "among the hotels found" in final.text
+    # what the search found is said too (it was the ranking alone: no dates, no count)
+    assert final.text.split(" Hotels closest to ")[0].endswith("sorted by rating.") and " available in Paris for " in final.text
     metadata = (await session.state())["metadata"]
     assert metadata["current"]["calls"] == {"search_hotels": 1, "hotels_near_landmark": 1}
     assert [m["tool"] for m in metadata["memory"]] == ["search_hotels", "hotels_near_landmark"]

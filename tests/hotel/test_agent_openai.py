@@ -190,7 +190,7 @@ async def test_a_follow_up_sends_a_summary_instead_of_the_earlier_results(
     assert f"Shown to the user: 1. {paris_names[0]}" in sent
     # Turn 2 costs more than turn 1 by less than resending the results would.
     assert follow_up.prompt_tokens - fake_openai.requests[0].prompt_tokens < count_tokens(first_result)
-    assert "among the last search's results" in tool_messages(fake_openai.requests[3])[0]
+    assert "among the hotels found" in tool_messages(fake_openai.requests[3])[0]
     assert len(recording.searches) == 1
     assert [c.title for c in final.cards] == [paris_names[1]]
 
