@@ -21,6 +21,9 @@ from pydantic import BaseModel, ConfigDict, Field, StrictInt, ValidationError, m
 from agents.hotel.settings import HotelSettings
 from bot.config import ConfigError, load
 
+CENTRE_ALIASES = ("city centre", "city center", "the centre", "the center", "downtown", "中心部", "市内中心部", "市の中心",
+                  "中心街")
+
 
 @dataclass(frozen=True)
 class Landmark:
@@ -62,13 +65,28 @@ class City:
     def landmark(self, text: str) -> Landmark | None:
         return _named(normalize(text), self._landmark_keys)
 
+    def centre_named(self, text: str, *, by_alias: bool) -> Landmark | None:
+        """The city centre when `text` is its name ("Lisbon city centre") or, `by_alias`, one of its
+        aliases in full ("downtown", 「中心部」): only where the city is already known."""
+        key = normalize(text)
+        return self.centre if key == normalize(self.centre.name) or (by_alias and key in self._centre_keys) else None
+
     @functools.cached_property
     def _district_keys(self) -> tuple[tuple[District, str, frozenset[str]], ...]:
         return _keys(self.districts)
 
     @functools.cached_property
+    def centre(self) -> Landmark:
+        """The city's own point, ranked like a sight: "near the city centre", "downtown", 「中心部に近い」."""
+        return Landmark(f"{self.name} city centre", self.lat, self.lon, CENTRE_ALIASES)
+
+    @functools.cached_property
     def _landmark_keys(self) -> tuple[tuple[Landmark, str, frozenset[str]], ...]:
         return _keys(self.landmarks)
+
+    @functools.cached_property
+    def _centre_keys(self) -> frozenset[str]:
+        return frozenset(normalize(n) for n in (self.centre.name, *CENTRE_ALIASES, "centre", "center"))
 
 
 _Named = TypeVar("_Named", District, Landmark)
@@ -275,9 +293,9 @@ def suggest_cities(text: str, n: int = 3) -> list[str]:
 
 
 def find_landmark(text: str, city: City | None = None) -> tuple[City, Landmark] | None:
-    """A landmark by name, searched in `city` or else in every city."""
+    """A landmark by name, searched in `city` or else in every city; a city's centre too."""
     for candidate in (city,) if city else _CITY_LIST:
-        landmark = candidate.landmark(text)
+        landmark = candidate.landmark(text) or candidate.centre_named(text, by_alias=city is not None)
         if landmark:
             return candidate, landmark
     return None

@@ -201,8 +201,9 @@ def detect_landmark(text: str, city: geo.City | None) -> tuple[geo.City, geo.Lan
     for candidate in cities:
         generic = {"museum", "tower", "the", "de", "of", "park", "temple", "market", "palace", "bridge",
                    "square", "station", "street", "night", "hall", "gate", "garden", "gardens", "beach",
-                   "memorial", "national", "church", "cathedral", *geo.normalize(candidate.name).split()}
-        for landmark in candidate.landmarks:
+                   "memorial", "national", "church", "cathedral", "city", "centre", "center", "downtown",
+                   *geo.normalize(candidate.name).split()}
+        for landmark in (*candidate.landmarks, candidate.centre):  # the centre last: a sight's name wins
             key = geo.normalize(landmark.name)
             if key in norm:
                 return candidate, landmark
@@ -612,7 +613,7 @@ def _place_names() -> tuple[tuple[str, str], ...]:
     for city in geo.CITIES.values():
         names += [city.name, *city.aliases]
         names += [n for d in city.districts for n in (d.name, *d.aliases)]
-        names += [n for lm in city.landmarks for n in (lm.name, *lm.aliases)]
+        names += [n for lm in (*city.landmarks, city.centre) for n in (lm.name, *lm.aliases)]
     return tuple((geo.normalize(n), n) for n in names if geo.normalize(n))
 
 

@@ -423,6 +423,25 @@ async def test_thanks_is_not_another_search(session: Session, recording: Recordi
     assert final.cards == [] and "Anything else?" in final.text
 
 
+@pytest.mark.parametrize("text", ["Paris near the city centre next weekend", "パリ 中心部に近いホテル 来週末"])
+async def test_hotels_closest_to_the_city_centre(session: Session, text: str) -> None:
+    """"near the city centre" was no landmark: a plain search, “centre” named back as unused."""
+    final = await session.say(text)
+
+    assert [c["name"] for c in session.tool_calls] == ["search_hotels", "hotels_near_landmark"]
+    assert session.tool_calls[1]["args"]["landmark"] == "Paris city centre"
+    assert "unused" not in final.text and "Not used" not in final.text
+
+
+async def test_sort_by_distance_to_the_center_ranks_the_last_search(session: Session, recording: RecordingStore) -> None:
+    await session.say("Paris under $200 next weekend")
+
+    final = await session.say("sort by distance to the center")
+
+    assert [(c["name"], c["args"]["landmark"]) for c in session.tool_calls] == [("hotels_near_landmark", "Paris city centre")]
+    assert len(recording.searches) == 1 and final.text.startswith("Hotels closest to Paris city centre, among the hotels found")
+
+
 async def test_the_difference_between_two_hotels_shown_gives_the_details_of_both(session: Session) -> None:
     """It gave the first hotel's details alone."""
     first = await session.say("Paris under $200 next weekend")
