@@ -566,13 +566,15 @@ def _at(ordinal: int, shown: list[dict[str, Any]], lang: Language) -> tuple[str 
     return shown[index]["id"], None
 
 
-_COMPARED = re.compile(r"\s*(?:,|\band\b|\bvs\.?|\bversus\b|\bwith\b|\bor\b|\bto\b|と|、|や)\s*", re.IGNORECASE)
+# The separators alone, the spaces around them stripped from the parts: a pattern opening with `\s*`
+# would read a run of spaces again from each of its spaces (4,000 of them took 1.8 s).
+_COMPARED = re.compile(r",|\band\b|\bvs\.?|\bversus\b|\bwith\b|\bor\b|\bto\b|と|、|や", re.IGNORECASE)
 
 
 def compared_parts(text: str, most: int = 5) -> list[str]:
     """The text cut where a comparison moves from one product to the next ("X and Y", "X vs Y",
     「XとY」): the first `most` parts (a comparison takes four products), each looked up in the catalog."""
-    return [part for part in _COMPARED.split(text, maxsplit=most) if part.strip()][:most]
+    return [part.strip() for part in _COMPARED.split(text, maxsplit=most) if part.strip()][:most]
 
 
 def compare_targets(
