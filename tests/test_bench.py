@@ -76,3 +76,18 @@ def test_long_requests_benchmark_reports_every_message() -> None:
     assert [(agent, name) for agent, name, *_ in rows] == [(agent, name) for agent in ("/hotel", "/shop") for name in names]
     assert [ratio for _, name, _, ratio, _, _ in rows if name == names[0]] == ["1.0", "1.0"]
     assert {answer for *_, answer in rows} == {"Final"}
+
+
+def test_regex_sweep_benchmark_times_every_pattern_against_its_baseline() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "bench", "regex-sweep", "--chars", "200", "--top", "5", "agents.shopping.intents"],
+        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+    from bench.regex_sweep import SHAPES, patterns
+
+    count = len(list(patterns("agents.shopping.intents")))
+    assert count > 20 and out.startswith(f"{count} patterns × {len(SHAPES)} shapes of 200 characters")
+    rows = re.findall(r"^\| agents\.shopping\.intents\.(\w+(?:\[\d+\])?) \| (.+?) \| ([\d.]+) \| ([\d,]+) \|$", out, re.M)
+    assert len(rows) == 5
+    ratios = [int(ratio.replace(",", "")) for *_, ratio in rows]
+    assert ratios == sorted(ratios, reverse=True)  # slowest first
