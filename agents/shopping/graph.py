@@ -39,6 +39,7 @@ from agents.shopping.intents import (
     DETERMINISTIC,
     Feature,
     Intent,
+    Reference,
     SpecRank,
     asked_feature,
     cart_action,
@@ -174,12 +175,12 @@ class ShopNodes:
             turn["route"], turn["workflow"] = "finish", "product"
             turn["note"] = sentences(list(notes), lang) or None
             return {**update, "turn": turn}
-        product_id, question = await self._product(
-            store, text, intent, shown, state.get("current_product_id"), lang, notes
-        )
         ref = product_reference(text)
-        if intent == "inventory" and category_of(text) and product_id in (None, state.get("current_product_id")) \
-                and not (ref.product_id or ref.ordinal or ref.pick or ref.this or ref.rank):
+        product_id, question = await self._product(
+            store, text, ref, intent, shown, state.get("current_product_id"), lang, notes
+        )
+        if intent == "inventory" and not ref.given and product_id in (None, state.get("current_product_id")) \
+                and category_of(text):
             # "wireless earbuds in stock in Shibuya": no product yet, so a search (each result with its stock)
             intent, product_id, question = "search", None, None
             turn["intent"] = intent
@@ -232,16 +233,16 @@ class ShopNodes:
                 "messages": [RemoveMessage(id=REMOVE_ALL_MESSAGES), *history, HumanMessage(text)]}
 
     async def _product(
-        self, store: Any, text: str, intent: str, shown: list[dict[str, Any]], current: str | None, lang: Language,
-        notes: list[str],
+        self, store: Any, text: str, ref: Reference, intent: str, shown: list[dict[str, Any]], current: str | None,
+        lang: Language, notes: list[str],
     ) -> tuple[str | None, str | None]:
-        """The product the turn is about, or a clarifying question (`notes`: what the answer says first)."""
+        """The product the turn is about (`ref`: how the text points at it), or a clarifying question
+        (`notes`: what the answer says first)."""
         if intent not in NEEDS_PRODUCT:
             return current, None
-        ref = product_reference(text)
         if ref.rank is not None:
             return await self._first_on(store, ref.rank, shown, lang, notes)
-        if not (ref.product_id or ref.ordinal or ref.pick or ref.this):
+        if not ref.given:
             named = named_products(text, await store.search_products(text, limit=20))
             if len(named) == 1:
                 return named[0].id, None

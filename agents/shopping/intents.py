@@ -312,6 +312,11 @@ class Reference:
     this: bool = False
     rank: SpecRank | None = None  # the product first on a spec ("the lightest", "the most RAM")
 
+    @property
+    def given(self) -> bool:
+        """Whether the text points at a product at all."""
+        return bool(self.product_id or self.ordinal or self.pick or self.this or self.rank)
+
 
 @dataclass(frozen=True)
 class SpecRank:

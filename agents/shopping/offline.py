@@ -129,9 +129,8 @@ def compose(results: list[ToolMessage], text: str) -> str:
             if filters.get("min_rating"):
                 return say("no_products_rated", lang, rating=f"{float(filters['min_rating']):g}")
             return say("no_products" if "max_price" in filters else "no_products_words", lang)
-        found = say("products_found", lang, count=len(products))
-        if filters.get("sort") in ("price", "rating"):
-            found = say(f"products_by_{filters['sort']}", lang, count=len(products))
+        ordered = filters.get("sort") in ("price", "rating")  # "cheapest first", "best rated first"
+        found = say(f"products_by_{filters['sort']}" if ordered else "products_found", lang, count=len(products))
         return found + "\n" + "\n".join(
             say("product_line", lang, n=i + 1, name=display_name(p, lang), price=money(p["price"], p["currency"]),
                 rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))
