@@ -366,9 +366,9 @@ _ORDINAL = re.compile(
 
 def extract_ordinals(text: str) -> list[int]:
     """Every item of a list the text points at, in its order: 'the first and the third' → [1, 3]."""
-    found = []
+    found: list[int] = []
     for match in _ORDINAL.finditer(text):
-        value = ORDINAL_WORDS[match.group("w").lower()] if match.group("w") else parse_number(match.group("n") or match.group("ja"))
+        value = _ordinal_value(match)
         if value is not None and value not in found:
             found.append(value)
     return found
@@ -377,8 +377,10 @@ def extract_ordinals(text: str) -> list[int]:
 def extract_ordinal(text: str) -> int | None:
     """Which item of a list the text points at: 'the second one' → 2, '#3' → 3, 'the last' → -1."""
     match = _ORDINAL.search(text)
-    if not match:
-        return None
+    return _ordinal_value(match) if match else None
+
+
+def _ordinal_value(match: re.Match[str]) -> int | None:
     if match.group("w"):
         return ORDINAL_WORDS[match.group("w").lower()]
     return parse_number(match.group("n") or match.group("ja"))
