@@ -281,10 +281,10 @@ def detect_district(text: str, city: geo.City) -> str | None:
 
 def has_hotel_request(text: str, today: date) -> bool:
     """Whether the text asks for anything hotel-related (else it is thanks, small talk…)."""
+    if _searches(text, today):
+        return True
     checks = (
-        extract_stay(text, today), extract_price_range(text), extract_guests(text), extract_min_rating(text),
-        extract_stars(text), extract_ordinal(text), detect_amenities(text) or None,
-        _NEAR_WORDS.search(text), _DETAIL_WORDS.search(text), _AGGREGATE_WORDS.search(text),
+        extract_ordinal(text), _DETAIL_WORDS.search(text), _AGGREGATE_WORDS.search(text),
         _CHEAPER.search(text), _PRICIER.search(text), _BETTER.search(text),
         *(p.search(text) for p, _ in _SORTS),
         re.search(r"\b(?:hotels?|stays?|rooms?|accommodation|hostels?|other|others|more|else|instead|"
@@ -293,13 +293,18 @@ def has_hotel_request(text: str, today: date) -> bool:
     return any(c is not None and c is not False for c in checks)
 
 
-def _searches(text: str, conversation: Conversation) -> bool:
+def _searches(text: str, today: date) -> bool:
     """Whether the text asks for a search of its own (dates, a budget, guests, a rating, stars,
     amenities, a landmark): "book a room for next weekend" searches, "book the second one" does not."""
-    today = conversation.today
     return any(found is not None and found is not False for found in (
         extract_stay(text, today), extract_price_range(text), extract_guests(text), extract_min_rating(text),
         extract_stars(text), detect_amenities(text) or None, _NEAR_WORDS.search(text)))
+
+
+def _at(names: list[str], position: int) -> str | None:
+    """The name at a position of a list (1 the first, -1 the last), if there is one."""
+    index = position - 1 if position > 0 else len(names) + position
+    return names[index] if 0 <= index < len(names) else None
 
 
 # --- the skill -------------------------------------------------------------------------------
@@ -331,14 +336,14 @@ class HotelSkill:
         previous = conversation.last_search
 
         ordinal = extract_ordinal(text)
-        if city is None and reading.place is None and _BOOK_WORDS.search(text) and not _searches(text, conversation):
+        if city is None and reading.place is None and _BOOK_WORDS.search(text) and not _searches(text, conversation.today):
             name = self._named_hotel(text, conversation, ordinal) if conversation.shown else None
             return AIMessage(content=say("cannot_book_named" if name else "cannot_book", language, name=name))
-        if city is None and reading.place is None and _TERMS_WORDS.search(text) and not _searches(text, conversation):
+        if city is None and reading.place is None and _TERMS_WORDS.search(text) and not _searches(text, conversation.today):
             return AIMessage(content=say("no_terms", language))
         if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
             shown = [name for name, _ in conversation.shown]
-            several = [shown[n - 1 if n > 0 else len(shown) + n] for n in extract_ordinals(text) if -len(shown) <= n <= len(shown) and n]
+            several = [name for name in (_at(shown, n) for n in extract_ordinals(text)) if name]
             if len(several) >= 2:  # "the difference between the first and the second"
                 return _calls(("hotel_details", {"names": several}))
             name = self._named_hotel(text, conversation, ordinal)
@@ -379,8 +384,7 @@ class HotelSkill:
     def _named_hotel(text: str, conversation: Conversation, ordinal: int | None) -> str | None:
         names = [name for name, _ in conversation.shown]
         if ordinal:
-            index = ordinal - 1 if ordinal > 0 else len(names) + ordinal
-            return names[index] if 0 <= index < len(names) else None
+            return _at(names, ordinal)
         norm = geo.normalize(text)
         for name in names:
             if geo.normalize(name) in norm:
@@ -512,7 +516,7 @@ class HotelSkill:
         head = message.text.split("\n", 1)[0].rstrip(":").strip()
         found, args = _FOUND.match(head), (call or {}).get("args") or {}
         if language != "ja":
-            return head if head.endswith(".") else head + "."
+            return say("searched", language, head=head if head.endswith(".") else head + ".")
         if found is None or not (args.get("check_in") and args.get("check_out")):
             return None
         stay = stay_ja(date.fromisoformat(str(args["check_in"])), date.fromisoformat(str(args["check_out"])))
