@@ -42,17 +42,16 @@ class ChatSkill:
         if _THANKS.search(text) and not _ABILITIES.search(text):
             return AIMessage(content="どういたしまして！ ほかにもお手伝いできることがあればどうぞ。" if ja
                              else "You're welcome! Anything else I can help with?")
-        greeting = bool(_GREETING.search(text))
-        if not (greeting or _ABILITIES.search(text) or _CAN_YOU.search(text)):
+        greeting, abilities = bool(_GREETING.search(text)), bool(_ABILITIES.search(text))
+        asks_other = not abilities and bool(_CAN_YOU.search(text))  # "can you book flights?"
+        if not (greeting or abilities or asks_other):
             return None
         if ja:
-            opening = "こんにちは！" if greeting else ""
-            if _CAN_YOU.search(text) and not _ABILITIES.search(text):
-                opening += "オフラインのモデルでは、次のコマンドでできることだけをお手伝いできます。"
+            opening = ("こんにちは！" if greeting else "") + (
+                "オフラインのモデルでは、次のコマンドでできることだけをお手伝いできます。" if asks_other else "")
             listed = "、".join(f"`{name}`" for name, _ in commands)
             return AIMessage(content=f"{opening}使えるコマンド: {listed}。/help でそれぞれの例を確認できます。")
-        opening = "Hi! " if greeting else ""
-        if _CAN_YOU.search(text) and not _ABILITIES.search(text):
-            opening += "On the offline model I can only do what these commands do. "
+        opening = ("Hi! " if greeting else "") + ("On the offline model I can only do what these commands do. "
+                                                  if asks_other else "")
         listed = "\n".join(f"• `{name}` — {what}" for name, what in commands)
         return AIMessage(content=f"{opening}Here is what I can help with:\n{listed}\nType /help for an example of each.")
