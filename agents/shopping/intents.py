@@ -8,6 +8,7 @@ same table, so both modes agree on what the rules understand."""
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -421,10 +422,8 @@ def ranked(rank: SpecRank, products: Sequence[Product]) -> list[tuple[Product, s
                 break
     # Only values of one measure are compared (hours with days, not with a phone's mAh): the one most
     # of the products list.
-    counts: dict[str, int] = {}
-    for _product, key, _value in out:
-        counts[_MEASURE.get(key, "")] = counts.get(_MEASURE.get(key, ""), 0) + 1
-    measure = max(counts, key=counts.__getitem__, default="")
+    measures = Counter(_MEASURE.get(key, "") for _product, key, _value in out)
+    measure = measures.most_common(1)[0][0] if measures else ""
     out = [found for found in out if _MEASURE.get(found[1], "") == measure]
     return sorted(out, key=lambda found: -found[2] if rank.most else found[2])
 
