@@ -12,13 +12,17 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 
 
+def bench(*args: str) -> str:
+    """What `python -m bench ARGS…` prints (it must exit 0)."""
+    return subprocess.run(
+        [sys.executable, "-m", "bench", *args], cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
+    ).stdout
+
+
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_concurrency_benchmark_reports_every_figure(processes: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "concurrency", "--conversations", "4", "--turns", "2", "--latency", "0.01",
-         "--processes", processes],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("concurrency", "--conversations", "4", "--turns", "2", "--latency", "0.01",
+                "--processes", processes)
     assert "4 conversations x 2 turns" in out
     assert re.search(r"efficiency ideal/achieved:\s+\d+%", out)
     assert re.search(r"runtime CPU: [\d.]+ s = [\d.]+ ms per turn", out)
@@ -27,11 +31,8 @@ def test_concurrency_benchmark_reports_every_figure(processes: str) -> None:
 
 
 def test_concurrency_benchmark_compares_postgresql_with_sqlite_in_the_same_run(postgres_url: str) -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "concurrency", "--conversations", "3", "--turns", "2", "--latency", "0.01",
-         "--database-url", postgres_url, "--rounds", "2"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("concurrency", "--conversations", "3", "--turns", "2", "--latency", "0.01",
+                "--database-url", postgres_url, "--rounds", "2")
     figure = r"[\d.]+–[\d.]+ ms \(median [\d.]+\)"
     assert re.search(rf"2 rounds interleaved .*SQLite {figure}, PostgreSQL {figure}; ratio of the medians [\d.]+", out)
     refused = subprocess.run(
@@ -41,20 +42,14 @@ def test_concurrency_benchmark_compares_postgresql_with_sqlite_in_the_same_run(p
 
 
 def test_discord_ack_benchmark_reports_every_figure() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "discord-ack", "--commands", "4", "--turn-seconds", "0.3"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("discord-ack", "--commands", "4", "--turn-seconds", "0.3")
     assert re.search(r"runtime idle \(baseline\)\s+p50\s+[\d.]+ ms\s+p99\s+[\d.]+ ms", out)
     assert re.search(r"while 4 turns stream\s+p50\s+[\d.]+ ms", out)
     assert re.search(r"edits per answer: median \d+", out) and re.search(r"REST calls per turn: [\d.]+", out)
 
 
 def test_proofread_long_lines_benchmark_reports_every_article() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "proofread-long-lines", "--kb", "10"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("proofread-long-lines", "--kb", "10")
     assert "on 10 KB articles" in out
     rows = re.findall(r"^\| (.+?) \| ([\d.]+) \| ([\d.]+) \|$", out, re.M)
     assert [name for name, _seconds, _ratio in rows] == [
@@ -65,10 +60,7 @@ def test_proofread_long_lines_benchmark_reports_every_article() -> None:
 
 
 def test_long_requests_benchmark_reports_every_message() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "long-requests", "--chars", "300"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("long-requests", "--chars", "300")
     assert "messages of 300 characters" in out
     rows = re.findall(r"^\| (/\w+) \| (.+?) \| ([\d.]+) \| ([\d.]+) \| ([\d,]+) \| (\w+) \|$", out, re.M)
     names = ["a realistic request (baseline)", "a realistic request, repeated", "a run of digits", "a run of spaces",
@@ -79,10 +71,7 @@ def test_long_requests_benchmark_reports_every_message() -> None:
 
 
 def test_regex_sweep_benchmark_times_every_pattern_against_its_baseline() -> None:
-    out = subprocess.run(
-        [sys.executable, "-m", "bench", "regex-sweep", "--chars", "200", "--top", "5", "agents.shopping.intents"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300, check=True,
-    ).stdout
+    out = bench("regex-sweep", "--chars", "200", "--top", "5", "agents.shopping.intents")
     from bench.regex_sweep import SHAPES, patterns
 
     count = len(list(patterns("agents.shopping.intents")))
