@@ -10,12 +10,43 @@ import re
 from typing import Literal
 
 Language = Literal["ja", "en"]
-_JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")  # kana and kanji
+# Kana (full and half width), kanji and the iteration marks 々〆〇: a script written without spaces.
+JAPANESE_SCRIPT = "\u3005-\u3007\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff66-\uff9f"
+_JAPANESE = re.compile(f"[{JAPANESE_SCRIPT}]")
+# A word character of writing that puts spaces between words: Python's \w less Japanese script.
+SPACED_WORD = rf"[^\W{JAPANESE_SCRIPT}]"
+# Python's \b, or where Latin letters or digits meet Japanese script.
+_BOUNDARY = rf"(?:\b|(?<={SPACED_WORD})(?=[{JAPANESE_SCRIPT}])|(?<=[{JAPANESE_SCRIPT}])(?={SPACED_WORD}))"
 
 
 def is_japanese(text: str | None) -> bool:
     """Whether the text has kana or kanji."""
     return bool(_JAPANESE.search(text or ""))
+
+
+def rule(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
+    r"""Compile a pattern over what users type, its `\b` the edge of a word in spaced writing. Python's
+    `\b` counts kana and kanji as word characters, so a Latin word written against Japanese has no
+    edge there: 「ANC付き」 would not match `\bANC\b`, nor 「earbuds-001のレビュー」 an id. Here `\b`
+    is also where Latin letters or digits meet Japanese script, as if a space stood between; every
+    edge Python sees stays one (「いいえ」 ends at the end of the text). `\b` inside a character
+    class (a backspace) and `\\b` (a backslash, then b) are left as written."""
+    out: list[str] = []
+    at, class_start = 0, -1  # where the character class being read opened, -1 outside one
+    while at < len(pattern):
+        ch = pattern[at]
+        if ch == "\\":
+            pair = pattern[at : at + 2]
+            out.append(_BOUNDARY if pair == "\\b" and class_start < 0 else pair)
+            at += 2
+            continue
+        if class_start < 0 and ch == "[":
+            class_start = at
+        elif class_start >= 0 and ch == "]" and at - class_start > (2 if pattern[class_start + 1 : class_start + 2] == "^" else 1):
+            class_start = -1  # a "]" first in the class ("[]…]", "[^]…]") is a literal
+        out.append(ch)
+        at += 1
+    return re.compile("".join(out), flags)
 
 
 def language_of(text: str | None) -> Language:

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from agents.shopping.phrasebook import say, spec_units, usual_spelling
 from agents.shopping.render import display_name, product_name
-from bot.locale import Language, is_japanese
+from bot.locale import SPACED_WORD, Language, is_japanese, rule
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
 
 if TYPE_CHECKING:
@@ -86,7 +86,7 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
         (r"クーポン.*(?:使|適用)", 4.0),
     ),
 }
-_COMPILED = {intent: tuple((re.compile(p, re.IGNORECASE), w) for p, w in rows) for intent, rows in PATTERNS.items()}
+_COMPILED = {intent: tuple((rule(p), w) for p, w in rows) for intent, rows in PATTERNS.items()}
 CLEAR_MARGIN = 1.0  # the winner's lead over the runner-up for the rules to decide alone
 
 
@@ -108,11 +108,10 @@ class Classification:
 
 # Asking about a product pointed at ("tell me more about the second one", "what's the cheapest?",
 # 「2番目の詳細」「一番安いのは？」): its details, when the message points at one and names no category.
-_ABOUT = re.compile(
+_ABOUT = rule(
     r"\btell me (?:more )?about\b|\bmore (?:about|on|info)\b|\bdetails?\b|\bwhat(?:'s| is) (?:the )?|\bwhich(?: one)? is\b"
     r"|\bhow(?:'s| is| are| good is| long is| big is| heavy is| much is| much are| much does)\b"
     r"|詳細|詳しく|(?:は|って)(?:どれ|何)?[？?]?$|^どれが|^一番\S{1,8}(?:の|もの|やつ)?[？?]?$",
-    re.IGNORECASE,
 )
 
 
@@ -171,14 +170,13 @@ def category_of(text: str) -> str | None:
 _NUMBER_WORDS = r"one|two|three|four|five|six|seven|eight|nine|ten|a couple of"
 _JA_NUMBER = r"[一二三四五六七八九十]{1,2}|ひと|ふた|みっ|よっ|いつ"
 _UNIT = rf"(?:{_JA_COUNTERS})(?!目)"  # 「2つ目」「2個目」 are ordinals, not quantities
-_QUANTITY = re.compile(
+_QUANTITY = rule(
     rf"\b(?:quantity|qty)\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<s>-?\d{{1,4}}|{_NUMBER_WORDS})\b"  # "quantity of the first to 5"
     rf"|\bset\b(?:\s+\w+){{0,6}}?\s+to\s+(?P<t>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
     rf"|(?P<n>-?\d{{1,4}})\s*(?:x\b|pcs\b|pieces?\b|units?\b|pairs?\b|sets?\b|packs?\b|of\b|{_UNIT})"
     rf"|\b(?:add|buy|order|take|get|want|make it|quantity(?: to)?)\s+(?P<m>-?\d{{1,4}}|{_NUMBER_WORDS})\b"
     rf"|(?:数量を?|を)\s*(?P<j>-?\d{{1,4}})\s*{_UNIT}?"
     rf"|(?P<k>{_JA_NUMBER})\s*{_UNIT}",
-    re.IGNORECASE,
 )
 _JA_COUNTS = {"ひと": 1, "ふた": 2, "みっ": 3, "よっ": 4, "いつ": 5}
 
@@ -198,10 +196,9 @@ def extract_quantity(text: str) -> int | None:
         return parse_number(raw.replace("a couple of", "couple"))
 
 
-_SET_QUANTITY = re.compile(
+_SET_QUANTITY = rule(
     r"\b(?:change|set|update)\b.*\b(?:quantity|qty)\b|\bquantity\b.*\bto\s+\d|\bmake it\s+\d|\bset\b.*\bto\s+\d"
     r"|数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変え)",
-    re.IGNORECASE,
 )
 
 
@@ -212,8 +209,8 @@ def cart_action(text: str) -> Literal["add", "set", "remove"]:
     return "set" if _SET_QUANTITY.search(text) else "add"
 
 
-_YES = re.compile(r"^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|do it|go ahead|please do|はい|うん|お願いします|確定|オッケー)\b[\s!.。！]*", re.IGNORECASE)
-_NO = re.compile(r"^\s*(?:n|no|nope|cancel|stop|don'?t|never ?mind|いいえ|いや|キャンセル|やめ(?:る|て|ます)?|取り消し)\b[\s!.。！]*", re.IGNORECASE)
+_YES = rule(r"^\s*(?:y|yes|yeah|yep|sure|ok(?:ay)?|confirm(?:ed)?|do it|go ahead|please do|はい|うん|お願いします|確定|オッケー)\b[\s!.。！]*")
+_NO = rule(r"^\s*(?:n|no|nope|cancel|stop|don'?t|never ?mind|いいえ|いや|キャンセル|やめ(?:る|て|ます)?|取り消し)\b[\s!.。！]*")
 
 
 def yes_or_no(text: str) -> Literal["yes", "no"] | None:
@@ -237,10 +234,9 @@ def extract_coupon_code(text: str) -> str | None:
 
 
 _FULFILLMENT = (
-    ("same_day", re.compile(r"same[- ]day|today|今日|当日", re.IGNORECASE)),
-    ("pickup", re.compile(r"pick ?up|pick (?:it|them|those|these|that|this) up|collect|in store|店舗受け取り|受け取り|取り置き",
-                          re.IGNORECASE)),
-    ("ship", re.compile(r"\bship|deliver|delivery|配送|発送|届け", re.IGNORECASE)),
+    ("same_day", rule(r"same[- ]day|today|今日|当日")),
+    ("pickup", rule(r"pick ?up|pick (?:it|them|those|these|that|this) up|collect|in store|店舗受け取り|受け取り|取り置き")),
+    ("ship", rule(r"\bship|deliver|delivery|配送|発送|届け")),
 )
 
 
@@ -275,7 +271,7 @@ def extract_city(text: str) -> str | None:
     return None
 
 
-_PLACE = re.compile(r"\b(?:in|near|around)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})")
+_PLACE = rule(r"\b(?:in|near|around)\s+(?P<place>[A-Z][\w'.-]*(?:\s+[A-Z][\w'.-]*){0,2})", 0)
 
 
 def place_named(text: str) -> str | None:
@@ -288,18 +284,21 @@ def place_named(text: str) -> str | None:
     return match.group("place").rstrip(".") if match else None
 
 
+_REMOVAL = rule(r"\b(remove|delete|take .* out)\b|削除|外して|取り消")
+
+
 def is_removal(text: str) -> bool:
-    return bool(re.search(r"\b(remove|delete|take .* out)\b|削除|外して|取り消", text, re.IGNORECASE))
+    return bool(_REMOVAL.search(text))
 
 
 # --- product references -------------------------------------------------------------------------
 
-_THIS = re.compile(r"\b(it|this|that|this one|that one|them)\b|これ|それ|この商品|その商品|あれ", re.IGNORECASE)
-_CHEAPER = re.compile(r"\bcheap(?:er|est)\b|\bless expensive\b|\blower price\b|安い方|安いほう|一番安い", re.IGNORECASE)
-_PRICIER = re.compile(r"\b(?:more expensive|priciest|most expensive|premium one)\b|高い方|高いほう", re.IGNORECASE)
-_BETTER = re.compile(r"\b(?:better|best|higher|highest)[- ]rated\b|\bthe better one\b|評価が高い", re.IGNORECASE)
+_THIS = rule(r"\b(it|this|that|this one|that one|them)\b|これ|それ|この商品|その商品|あれ")
+_CHEAPER = rule(r"\bcheap(?:er|est)\b|\bless expensive\b|\blower price\b|安い方|安いほう|一番安い")
+_PRICIER = rule(r"\b(?:more expensive|priciest|most expensive|premium one)\b|高い方|高いほう")
+_BETTER = rule(r"\b(?:better|best|higher|highest)[- ]rated\b|\bthe better one\b|評価が高い")
 PRODUCT_ID = r"[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6}"  # "earbuds-001", "ZZ-9999", "SKU1234"
-_PRODUCT_ID = re.compile(rf"(?<![\w-])({PRODUCT_ID})(?![\w-])")
+_PRODUCT_ID = re.compile(rf"(?<!{SPACED_WORD})(?<!-)({PRODUCT_ID})(?!{SPACED_WORD}|-)")  # 「earbuds-001の」 too
 
 
 @dataclass(frozen=True)
@@ -335,7 +334,7 @@ _SCREEN = (("screen_in", 1.0), ("size_in", 1.0))
 _BEST = r"(?:一番|いちばん|最も)"
 # "which has the most RAM?", "the lightest one", 「一番軽いのは？」: the words, the spec, whether most wins.
 _SPEC_RANKS: tuple[tuple[re.Pattern[str], SpecRank], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), SpecRank(keys, most)) for pattern, keys, most in (
+    (rule(pattern), SpecRank(keys, most)) for pattern, keys, most in (
         (r"\b(?:most|biggest|largest)\s+(?:ram|memory)\b|(?:メモリ|RAM)(?:が|の)?" + _BEST + "(?:多い|大きい)",
          (("ram_gb", 1.0),), True),
         (r"\b(?:most|biggest|largest)\s+(?:storage|ssd|disk)\b|(?:ストレージ|SSD)(?:が|の)?" + _BEST + "(?:多い|大きい)",
@@ -371,7 +370,7 @@ class Feature:
 _WATERPROOF = r"^(?:IP[X\d][78]|\d+\s*ATM|yes)$"
 # "which one is waterproof?", "do any of them have GPS?", 「防水なのはどれ？」: over the products shown.
 _FEATURES: tuple[tuple[re.Pattern[str], Feature], ...] = tuple(
-    (re.compile(pattern, re.IGNORECASE), feature) for pattern, feature in (
+    (rule(pattern), feature) for pattern, feature in (
         (r"\bwater[- ]?proof\b|防水", Feature("waterproof", "防水", (("water_resistance", _WATERPROOF), ("waterproof", "^yes$")))),
         (r"\bwater[- ]?resistant\b|\bsplash[- ]?proof\b|生活防水|防滴",
          Feature("water resistant", "防滴", (("water_resistance", r"^(?!none$|no$)."), ("water_resistant", "^yes$"),
@@ -386,8 +385,8 @@ _FEATURES: tuple[tuple[re.Pattern[str], Feature], ...] = tuple(
         (r"\b(?:contactless\s+)?payments?\b|\bNFC\b|決済", Feature("payments", "決済機能", (("payments", "^yes$"),))),
     )
 )
-_WHICH_OF_THEM = re.compile(
-    r"\bwhich\b|\b(?:do|does|are|is)\s+any\b|\bany\s+of\s+(?:them|these|those)\b|どれ|どの商品|どちら", re.IGNORECASE
+_WHICH_OF_THEM = rule(
+    r"\bwhich\b|\b(?:do|does|are|is)\s+any\b|\bany\s+of\s+(?:them|these|those)\b|どれ|どの商品|どちら"
 )
 
 
@@ -435,7 +434,7 @@ _MEASURE = {"battery_mah": "charge", "capacity_mah": "charge", "capacity_cups": 
 
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
 _COUNT_WORDS = {"two": 2, "three": 3, "four": 4, "five": 5}
-_ORDINALS = re.compile(
+_ORDINALS = rule(
     rf"\b(?:the\s+)?(?:first|top)\s+(?P<count>[2-5]|two|three|four|five)\b(?!\s*(?:[%$¥€£]|stars?|hours?|days?|nights?))"  # "the first two"
     r"|(?:最初の|上位)\s*(?P<count_ja>[2-5２-５二三四五])\s*(?:つ|件|個)?"  # 「最初の2つ」「上位3件」
     rf"|\b(?:the\s+)?(?P<w>{_ORDINAL_WORD})\b(?!\s+(?:night|time|of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
@@ -443,7 +442,6 @@ _ORDINALS = re.compile(
     r"|(?P<ja>\d{1,2}|[一二三四五六七八九十])\s*(?:番目|つ目|件目|個目)"
     r"|(?P<kana>ひと|ふた|みっ|よっ|いつ)つ目"
     r"|(?P<firstja>最初)|(?P<lastja>最後)",
-    re.IGNORECASE,
 )
 
 
@@ -572,7 +570,7 @@ def _at(ordinal: int, shown: list[dict[str, Any]], lang: Language) -> tuple[str 
 
 # The separators alone, the spaces around them stripped from the parts: a pattern opening with `\s*`
 # would read a run of spaces again from each of its spaces (4,000 of them took 1.8 s).
-_COMPARED = re.compile(r",|\band\b|\bvs\.?|\bversus\b|\bwith\b|\bor\b|\bto\b|と|、|や", re.IGNORECASE)
+_COMPARED = rule(r",|\band\b|\bvs\.?|\bversus\b|\bwith\b|\bor\b|\bto\b|と|、|や")
 
 
 def compared_parts(text: str, most: int = 5) -> list[str]:
@@ -639,15 +637,15 @@ def search_filters(text: str, user_currency: str) -> dict[str, Any]:
 QUANTITY_UNITS = ("items", "pcs", "pack", "pairs", "個", "点", "inch", "in", *spec_units())
 
 # Words that order a search: "the cheapest bluetooth speaker", "best rated tent", 「安い順」「評価が高い順」.
-_BY_PRICE = re.compile(r"\bcheap(?:est)?\b|\b(?:lowest|low)[- ]price[ds]?\b|\bleast\s+expensive\b|安い|安価|低価格", re.IGNORECASE)
-_BY_RATING = re.compile(r"\b(?:best|top|highest)[- ]rated\b|\bbest[- ]reviewed\b|評価が高い|高評価", re.IGNORECASE)
+_BY_PRICE = rule(r"\bcheap(?:est)?\b|\b(?:lowest|low)[- ]price[ds]?\b|\bleast\s+expensive\b|安い|安価|低価格")
+_BY_RATING = rule(r"\b(?:best|top|highest)[- ]rated\b|\bbest[- ]reviewed\b|評価が高い|高評価")
 
 
 _JA_RATING = re.compile(r"(?:評価|星|★)\s*(?P<v>[1-5](?:\.\d+)?)\s*(?:つ)?(?:以上)?")
-_STARS = re.compile(r"(?<![\d.])(?P<v>[1-5](?:\.\d)?)\s*\+?\s*(?:-\s*)?stars?\b(?!\s*(?:hotel|rated))", re.IGNORECASE)
+_STARS = rule(r"(?<![\d.])(?P<v>[1-5](?:\.\d)?)\s*\+?\s*(?:-\s*)?stars?\b(?!\s*(?:hotel|rated))")
 
 
-_REVIEW_FRAME = re.compile(
+_REVIEW_FRAME = rule(
     r"\b(?:what|how)\s+do\s+(?:people|customers|users|owners|buyers|reviewers|others)\s+(?:say|think|feel)(?:\s+about)?\b"
     r"|\b(?:do|did|does)\s+(?:people|customers|users|owners|buyers|reviewers)\s+(?:like|say|complain(?:\s+about)?)\b"
     r"|\b(?:any\s+)?(?:reviews?|opinions?|feedback|complaints?)\s*(?:of|for|on|about)?\b"
@@ -655,7 +653,6 @@ _REVIEW_FRAME = re.compile(
     r"|\b(?:of|for|on|about)\s+(?:it|this|that|them)\b|\b(?:this|that)\s+one\b|\bis\s+it\b|\bthe\b"
     r"|(?:この|その)商品の?|これの?|それの?|の?(?:口コミ|クチコミ|評判|レビュー|感想)(?:は|を|って)?|(?:は|って)?どう(?:ですか|かな)?|教えて(?:ください)?"
     r"|(?:(?:\d|[一二三四五六七八九十]|ひと|ふた|みっ)\s*(?:番目|つ目|個目)|最初|最後)の?(?:商品の?)?|\#\d\b",
-    re.IGNORECASE,
 )
 
 

@@ -1,0 +1,59 @@
+r"""`bot.locale.rule`: a `\b` that also stands where a Latin word meets Japanese script, as Japanese
+users write ids, codes and English words against their own script (「ANC付き」, 「earbuds-001の」)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agents.shopping.intents import PATTERNS
+from bot.locale import rule
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "span", "python_sees_it"),
+    [
+        (r"\bANC\b", "ANC付きのイヤホン", (0, 3), False),
+        (r"\bANC\b", "ノイキャン(ANC)付き", (6, 9), True),
+        (r"\bspecs?\b", "3番目のspecsを", (4, 9), False),
+        (r"\d+\b", "型番は1234です", (3, 7), False),
+        (r"いいえ\b", "いいえ", (0, 3), True),  # every edge Python's \b sees stays one
+        (r"\bcafé\b", "le café.", (3, 7), True),
+    ],
+)
+def test_a_word_ends_where_japanese_begins(pattern: str, text: str, span: tuple[int, int], python_sees_it: bool) -> None:
+    match = rule(pattern).search(text)
+    assert match is not None and match.span() == span
+    assert (re.search(pattern, text, re.IGNORECASE) is not None) is python_sees_it
+
+
+@pytest.mark.parametrize(("pattern", "text"), [(r"\bANC\b", "ANCX付き"), (r"\bANC\b", "xANC"), (r"\bcaf\b", "café")])
+def test_a_word_still_does_not_end_inside_a_word(pattern: str, text: str) -> None:
+    assert rule(pattern).search(text) is None
+
+
+def test_backspace_in_a_class_and_an_escaped_backslash_are_left_as_written() -> None:
+    assert rule(r"[\b]x").fullmatch("\bx") and rule(r"[]\b]").fullmatch("\b")
+    assert rule(r"a\\b").fullmatch("a\\b") and rule(r"a\\b").search("a") is None
+
+
+def test_flags_are_passed_on() -> None:
+    assert rule(r"\bAbc\b").search("abcの") and rule(r"\bAbc\b", 0).search("abcの") is None
+
+
+ENGLISH = [
+    "wireless earbuds under $100", "compare the first and the second", "what do people say about the battery?",
+    "add 2 of the first one to my cart", "is it waterproof?", "any coupons for headphones", "in stock near me in Osaka",
+    "remove it from my cart", "apply SAVE10", "x" * 50, "don't", "specs, please", "reviews… of it", "e.g. 3.5mm",
+]
+
+
+@pytest.mark.parametrize("text", ENGLISH)
+def test_text_without_japanese_matches_as_before(text: str) -> None:
+    """The new edges are only where Latin meets Japanese: every rule of the shop's table finds the same
+    spans in text without Japanese as the pattern compiled by `re`."""
+    for rows in PATTERNS.values():
+        for pattern, _weight in rows:
+            old = [m.span() for m in re.finditer(pattern, text, re.IGNORECASE)]
+            assert [m.span() for m in rule(pattern).finditer(text)] == old, pattern
