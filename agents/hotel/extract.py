@@ -11,6 +11,7 @@ import re
 from dataclasses import dataclass
 from datetime import date, timedelta
 
+from bot.locale import rule
 from bot.offline.extract import (
     INT_TOKEN,
     NUMBER_TOKEN,
@@ -67,60 +68,54 @@ def _date_alternatives(s: str) -> str:
     ) + ")"
 
 
-_ABSOLUTE = re.compile(r"(?<![0-9A-Za-z/])" + _date_alternatives("") + r"(?![0-9A-Za-z/])", re.IGNORECASE)
+_ABSOLUTE = rule(r"(?<![0-9A-Za-z/])" + _date_alternatives("") + r"(?![0-9A-Za-z/])")
 # "Dec 12-14", "Dec 12 to 14", "12-14 Dec", "12月12日〜14日"
 _SHORT_RANGES = [
-    re.compile(
+    rule(
         _p(_MONTH, g="m") + r"\s*" + _p(_DAY, g="d1") + _DASH + _p(_DAY, g="d2") + r"\b(?!\s*(?:night|day|week|am|pm|:))"
-        + _YEAR.replace("{g}", "y"),
-        re.IGNORECASE,
+        + _YEAR.replace("{g}", "y")
     ),
-    re.compile(
+    rule(
         r"(?<!\d)" + _p(_DAY, g="d1") + _DASH + r"(?:the\s+)?" + _p(_DAY, g="d2") + r"\s*(?:of\s+)?" + _p(_MONTH, g="m") + r"\b"
-        + _YEAR.replace("{g}", "y"),
-        re.IGNORECASE,
+        + _YEAR.replace("{g}", "y")
     ),
     re.compile(r"(?:(?P<y>\d{4})年)?(?P<m>\d{1,2})月(?P<d1>\d{1,2})日?\s*(?:-|–|〜|~|から)\s*(?P<d2>\d{1,2})日"),
 ]
 
-_NIGHTS = re.compile(
+_NIGHTS = rule(
     r"\b(?P<n>" + NUMBER_TOKEN + r")\s*(?:-\s*)?(?P<unit>nights?|days?|weeks?)\b(?!\s+(?:ago|from now|later))"
-    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*泊",
-    re.IGNORECASE,
+    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*泊"
 )
-_IN_N = re.compile(
+_IN_N = rule(
     r"\bin\s+(?P<n>" + NUMBER_TOKEN + r")\s+(?P<unit>days?|weeks?|months?)\b"
     r"|\b(?P<n2>" + NUMBER_TOKEN + r")\s+(?P<unit2>days?|weeks?)\s+(?:from\s+(?:now|today)|later)\b"
-    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*(?P<junit>日|週間|ヶ月|か月)後",
-    re.IGNORECASE,
+    r"|(?P<jn>(?<!\d)\d++|[一二三四五六七八九十])\s*(?P<junit>日|週間|ヶ月|か月)後"
 )
-_WEEKEND = re.compile(
-    r"\b(?P<which>this|next|coming|the\s+following|following)?\s*weekend\b|(?P<ja>今週末|来週末|週末)",
-    re.IGNORECASE,
+_WEEKEND = rule(
+    r"\b(?P<which>this|next|coming|the\s+following|following)?\s*weekend\b|(?P<ja>今週末|来週末|週末)"
 )
-_ON_WEEKDAY = re.compile(r"\b(?P<which>this|next|coming|on)?\s*(?P<wd>" + _WEEKDAY + r")\b", re.IGNORECASE)
-_NEXT_WEEK = re.compile(r"\bnext\s+week\b|来週", re.IGNORECASE)
+_ON_WEEKDAY = rule(r"\b(?P<which>this|next|coming|on)?\s*(?P<wd>" + _WEEKDAY + r")\b")
+_NEXT_WEEK = rule(r"\bnext\s+week\b|来週")
 # 「金曜」「来週の金曜日」「今週土曜」: from the week's Monday; a bare weekday is the next one.
 _JA_WEEKDAY = re.compile(r"(?P<which>再来週|来週|今週)?の?(?P<wd>[月火水木金土日])曜(?:日)?")
 _JA_WEEKDAYS = {"月": 0, "火": 1, "水": 2, "木": 3, "金": 4, "土": 5, "日": 6}
 # Days of the year travellers name: "Christmas", "New Year's Eve", 大晦日, 元旦.
-_HOLIDAY = re.compile(
+_HOLIDAY = rule(
     r"\b(?P<en>christmas(?:\s+(?:eve|day))?|new\s+year'?s?(?:\s+(?:eve|day))?)\b"
-    r"|(?P<ja>クリスマス・?イブ|クリスマス|大晦日|大みそか|元旦|元日)",
-    re.IGNORECASE,
+    r"|(?P<ja>クリスマス・?イブ|クリスマス|大晦日|大みそか|元旦|元日)"
 )
 HOLIDAYS = {"christmas eve": (12, 24), "christmas": (12, 25), "christmas day": (12, 25), "new years eve": (12, 31),
             "new year": (1, 1), "new years": (1, 1), "new years day": (1, 1), "new year day": (1, 1),
             "クリスマスイブ": (12, 24), "クリスマス・イブ": (12, 24), "クリスマス": (12, 25), "大晦日": (12, 31),
             "大みそか": (12, 31), "元旦": (1, 1), "元日": (1, 1)}
-_NEXT_MONTH = re.compile(r"\bnext\s+month\b|来月", re.IGNORECASE)
+_NEXT_MONTH = rule(r"\bnext\s+month\b|来月")
 _SIMPLE_RELATIVE: list[tuple[re.Pattern[str], int]] = [
-    (re.compile(r"\b(?:the\s+)?day\s+after\s+tomorrow\b|明後日|あさって", re.IGNORECASE), 2),
-    (re.compile(r"\btomorrow\b|明日|あした", re.IGNORECASE), 1),
-    (re.compile(r"\b(?:today|tonight|this\s+evening)\b|今日|今夜|今晩", re.IGNORECASE), 0),
+    (rule(r"\b(?:the\s+)?day\s+after\s+tomorrow\b|明後日|あさって"), 2),
+    (rule(r"\btomorrow\b|明日|あした"), 1),
+    (rule(r"\b(?:today|tonight|this\s+evening)\b|今日|今夜|今晩"), 0),
 ]
-_UNTIL = re.compile(r"\b(?:to|until|till|through)\b|[-–〜~]|から|まで", re.IGNORECASE)
-_DAY_ONLY = re.compile(r"\b(?:to|until|till|through|-|–)\s*(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b", re.IGNORECASE)
+_UNTIL = rule(r"\b(?:to|until|till|through)\b|[-–〜~]|から|まで")
+_DAY_ONLY = rule(r"\b(?:to|until|till|through|-|–)\s*(?:the\s+)?(?P<d>[0-3]?\d)(?:st|nd|rd|th)\b")
 
 
 @dataclass(frozen=True)
@@ -156,7 +151,7 @@ def _resolve(today: date, month: int, day: int, year: int | None) -> date | None
         return None
 
 
-_RATING_BEFORE = re.compile(r"(?:rat(?:ed|ing)|scor(?:e|ed)|review\w*|評価|点)\s*(?:of\s+)?(?:at\s+least\s+)?$", re.IGNORECASE)
+_RATING_BEFORE = rule(r"(?:rat(?:ed|ing)|scor(?:e|ed)|review\w*|評価|点)\s*(?:of\s+)?(?:at\s+least\s+)?$")
 
 
 def _absolute_dates(text: str, today: date) -> list[_Found]:
@@ -192,9 +187,9 @@ def _unit_days(unit: str, n: int) -> int:
     return n
 
 
-_MONEY_BEFORE = re.compile(r"(?:\d[\d,.]*\s*(?:k|[a-z]{1,7}|円|ドル|ユーロ|ポンド)?|\bper)\s*$", re.IGNORECASE)
-_MONEY_AFTER = re.compile(r"\s*(?:[$¥€£₩฿₹]|\d[\d,.]*\s*(?:万|千|円|[^\x00-\x7f\d\s]{1,4}[以未ま]|[a-z]{3}\b)"
-                          r"|[一二三四五六七八九十百千万]+円)", re.IGNORECASE)
+_MONEY_BEFORE = rule(r"(?:\d[\d,.]*\s*(?:k|[a-z]{1,7}|円|ドル|ユーロ|ポンド)?|\bper)\s*$")
+_MONEY_AFTER = rule(r"\s*(?:[$¥€£₩฿₹]|\d[\d,.]*\s*(?:万|千|円|[^\x00-\x7f\d\s]{1,4}[以未ま]|[a-z]{3}\b)"
+                    r"|[一二三四五六七八九十百千万]+円)")
 
 
 def _is_price_unit(text: str, match: re.Match[str]) -> bool:
@@ -381,18 +376,17 @@ def extract_price_range(text: str) -> PriceRange | None:
 _GUEST_NOUNS = ("people", "persons", "person", "guests", "guest", "adults", "adult", "pax", "travellers",
                 "travelers", "of us")
 _CHILD_NOUNS = ("children", "child", "kids", "kid", "babies", "baby", "infants", "infant", "teens", "teenagers")
-_GROUP = re.compile(
+_GROUP = rule(
     r"\b(?:family|group|party|team)\s+of\s+(?P<n>" + INT_TOKEN + r")\b"
     r"|\bfor\s+(?P<for>" + INT_TOKEN + r")(?=\s*(?:$|[,.!?;]|and\b|next|this|in\b|on\b|from\b|under\b|below\b))"
-    r"|(?:大人)?(?P<ja>(?<!\d)\d++|[一二三四五六七八九十])\s*(?:人|名)",
-    re.IGNORECASE,
+    r"|(?:大人)?(?P<ja>(?<!\d)\d++|[一二三四五六七八九十])\s*(?:人|名)"
 )
 # 「大人2人 子供1人」「子ども2名と大人2名」: every party member counted, adults and children.
 _JA_PARTY = re.compile(
     r"(?P<who>大人|おとな|子供|子ども|こども|小学生|中学生|幼児|乳児|小人)\s*(?P<n>(?<!\d)\d{1,3}|[一二三四五六七八九十])\s*(?:人|名)"
 )
-_SOLO = re.compile(r"\b(?:solo|alone|just\s+me|by\s+myself|single\s+traveller|for\s+one|on\s+my\s+own)\b|一人|ひとり", re.IGNORECASE)
-_COUPLE = re.compile(r"\b(?:a\s+couple|my\s+(?:wife|husband|partner|girlfriend|boyfriend)|honeymoon|for\s+two|the\s+two\s+of\s+us)\b|二人|ふたり", re.IGNORECASE)
+_SOLO = rule(r"\b(?:solo|alone|just\s+me|by\s+myself|single\s+traveller|for\s+one|on\s+my\s+own)\b|一人|ひとり")
+_COUPLE = rule(r"\b(?:a\s+couple|my\s+(?:wife|husband|partner|girlfriend|boyfriend)|honeymoon|for\s+two|the\s+two\s+of\s+us)\b|二人|ふたり")
 
 
 def extract_guests(text: str) -> int | None:
@@ -422,10 +416,9 @@ def extract_guests(text: str) -> int | None:
 
 # --- hotel class -----------------------------------------------------------------------------
 
-_STARS = re.compile(
+_STARS = rule(
     r"(?P<n>\d|one|two|three|four|five)\s*(?:-|\s)?\s*(?:\+\s*)?(?:stars?|★)(?!\s*(?:rating|rated|review))"
-    r"|(?P<ja>[1-5一二三四五])\s*つ星",
-    re.IGNORECASE,
+    r"|(?P<ja>[1-5一二三四五])\s*つ星"
 )
 
 

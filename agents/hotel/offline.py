@@ -35,7 +35,7 @@ from agents.hotel.store import (
     normalize_amenity,
 )
 from agents.hotel.understand import Reading, read_places
-from bot.locale import Language, is_japanese, language_of
+from bot.locale import Language, is_japanese, language_of, rule
 from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal, extract_ordinals
 from bot.offline.model import OfflineRequest, tool_call
@@ -53,36 +53,31 @@ _RATING = re.compile(r"rating (\d+(?:\.\d+)?)")
 _PRICE = re.compile(r"((?:[A-Z]{3}\s)?[^\s\d,(]*\d[\d,]*(?:\.\d+)?)/night")
 _ASK = re.compile(r"(?:(?<=[.?!])|^)\s*(?:Ask|Tell) the user\b[^.?!]*[.?!]", re.IGNORECASE)
 
-_NEAR_WORDS = re.compile(
+_NEAR_WORDS = rule(
     r"\b(?:near(?:est|er|by)?|close(?:st|r)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
-    r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば|最寄り|歩いて",
-    re.IGNORECASE,
+    r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば|最寄り|歩いて"
 )
-_BOOK_WORDS = re.compile(r"\b(?:book(?:ing)?|reserve|reservation)\b|予約", re.IGNORECASE)
+_BOOK_WORDS = rule(r"\b(?:book(?:ing)?|reserve|reservation)\b|予約")
 # What a hotel's booking terms say, which the hotel data does not hold.
-_TERMS_WORDS = re.compile(
+_TERMS_WORDS = rule(
     r"\b(?:cancel(?:l?ation|l?ing)?|refund(?:able)?|deposit|payment|pay\s+(?:at|on)|check[\s-]?(?:in|out)\s+(?:time|hours?)|what\s+time\s+(?:is|can\s+\w+)\s+check)\b"
-    r"|キャンセル|返金|支払|チェックイン(?:の)?時間|チェックアウト(?:の)?時間",
-    re.IGNORECASE,
+    r"|キャンセル|返金|支払|チェックイン(?:の)?時間|チェックアウト(?:の)?時間"
 )
-_DETAIL_WORDS = re.compile(
+_DETAIL_WORDS = rule(
     r"\b(?:tell\s+me\s+(?:more\s+)?about|more\s+(?:about|on|info)|details?|describe|what\s+about\s+the|"
-    r"address|amenities\s+(?:of|at))\b|詳しく|詳細",
-    re.IGNORECASE,
+    r"address|amenities\s+(?:of|at))\b|詳しく|詳細"
 )
-_AGGREGATE_WORDS = re.compile(
+_AGGREGATE_WORDS = rule(
     r"\bhow\s+many\b|\bwhich\s+(?:area|district|neighbou?rhood)s?\b|\bby\s+(?:district|area|price|amenit)|"
-    r"\bprice\s+(?:range|band)s?\b|\bbreakdown\b|\boverview\b|\bcompare\s+(?:the\s+)?(?:areas|districts)\b|何軒",
-    re.IGNORECASE,
+    r"\bprice\s+(?:range|band)s?\b|\bbreakdown\b|\boverview\b|\bcompare\s+(?:the\s+)?(?:areas|districts)\b|何軒"
 )
-_CHEAPER = re.compile(r"\bcheaper\b|\bless\s+expensive\b|\blower\s+price|\bmore\s+affordable\b|\bbudget\b|安い", re.IGNORECASE)
-_PRICIER = re.compile(r"\b(?:nicer|fancier|more\s+luxurious|luxury|upscale|more\s+expensive|higher\s+end|splurge)\b|高級",
-                      re.IGNORECASE)
-_BETTER = re.compile(r"\b(?:better|higher|best)[\s-]+(?:rated|reviewed|reviews|rating)\b|評価の高い", re.IGNORECASE)
+_CHEAPER = rule(r"\bcheaper\b|\bless\s+expensive\b|\blower\s+price|\bmore\s+affordable\b|\bbudget\b|安い")
+_PRICIER = rule(r"\b(?:nicer|fancier|more\s+luxurious|luxury|upscale|more\s+expensive|higher\s+end|splurge)\b|高級")
+_BETTER = rule(r"\b(?:better|higher|best)[\s-]+(?:rated|reviewed|reviews|rating)\b|評価の高い")
 _SORTS = (
-    (re.compile(r"\bcheapest\b|\blowest\s+price\b|\bcheap\b|最安|安い|格安|安め|リーズナブル", re.IGNORECASE), "price"),
-    (re.compile(r"\bpopular\b|\bmost\s+reviewed\b|人気", re.IGNORECASE), "popularity"),
-    (re.compile(r"\btop[\s-]+rated\b|\bbest[\s-]+rated\b|\bhighest[\s-]+rated\b", re.IGNORECASE), "rating"),
+    (rule(r"\bcheapest\b|\blowest\s+price\b|\bcheap\b|最安|安い|格安|安め|リーズナブル"), "price"),
+    (rule(r"\bpopular\b|\bmost\s+reviewed\b|人気"), "popularity"),
+    (rule(r"\btop[\s-]+rated\b|\bbest[\s-]+rated\b|\bhighest[\s-]+rated\b"), "rating"),
 )
 _STOP = {
     "i", "a", "the", "hotel", "hotels", "find", "show", "me", "need", "want", "search", "next", "this", "under",
@@ -180,11 +175,15 @@ def detect_city(text: str) -> geo.City | None:
     return best[2] if best else None
 
 
+_GOING_TO = rule(r"\b(?:in|to|at|visiting)\s+([A-Za-zÀ-ÿ][\w'-]+(?:\s+[A-Z][\w'-]+)?)", 0)
+_CAPITALISED_WORD = rule(r"\b([A-Z][a-zà-ÿ'-]{2,})\b", 0)
+
+
 def unknown_place(text: str) -> str | None:
     """A word that looks like a place the user named but no known city matches ('Pariss')."""
-    match = re.search(r"\b(?:in|to|at|visiting)\s+([A-Za-zÀ-ÿ][\w'-]+(?:\s+[A-Z][\w'-]+)?)", text)
+    match = _GOING_TO.search(text)
     candidates = [match.group(1)] if match else []
-    candidates += re.findall(r"\b([A-Z][a-zà-ÿ'-]{2,})\b", text)
+    candidates += _CAPITALISED_WORD.findall(text)
     for candidate in candidates:
         first = candidate.split()[0].lower()
         if first in _STOP or first in _CALENDAR or not re.search(r"[a-zA-Z]", candidate):

@@ -19,6 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.hotel import geo
+from bot.locale import LATIN_WORD, rule
 
 # After one of these, the traveller restates what they want: the tail wins.
 CORRECTIONS: tuple[str, ...] = (
@@ -42,14 +43,14 @@ CHOSEN_AFTER: tuple[str, ...] = (
     r"\s*+でお願い", r"\s*+がいい", r"\s*+にして", r"\s*+で[、,。\s]",
 )
 # Two places joined by one of these are alternatives.
-ALTERNATIVES = re.compile(r"^\s*+(?:,?\s*+or(?:\s++maybe)?|/|か|または|それとも|or\s++else)\s*+$", re.IGNORECASE)
+ALTERNATIVES = rule(r"^\s*+(?:,?\s*+or(?:\s++maybe)?|/|か|または|それとも|or\s++else)\s*+$")
 
-_CORRECTION = re.compile("|".join(CORRECTIONS), re.IGNORECASE)
-_NEGATED_BEFORE = re.compile(r"(?:" + "|".join(NEGATED_BEFORE) + r")\s*$", re.IGNORECASE)
+_CORRECTION = rule("|".join(CORRECTIONS))
+_NEGATED_BEFORE = rule(r"(?:" + "|".join(NEGATED_BEFORE) + r")\s*$")
 # Matched at a position (`match(text, pos)`), not on the rest of the text cut off: a message naming
 # thousands of places would otherwise copy itself once per place.
 _NEGATED_AFTER = re.compile(r"\s*+(?:" + "|".join(NEGATED_AFTER) + ")")
-_CHOSEN_AFTER = re.compile(r"(?:" + "|".join(CHOSEN_AFTER) + ")", re.IGNORECASE)
+_CHOSEN_AFTER = rule(r"(?:" + "|".join(CHOSEN_AFTER) + ")")
 # How far before a place a negation is looked for: the longest phrase ("rather than in") with room
 # for runs of spaces between its words.
 _NEGATION_REACH = 64
@@ -64,11 +65,10 @@ _NOT_PLACES = {
     "at", "or", "near", "nearer", "closer", "closest", "tonight", "today", "tomorrow", "next", "this", "it",
     "meant", "scratch", "correction", "christmas", "eve", "new", "year", "years", "easter", "ramadan",
 }
-_CALENDAR_WORD = re.compile(
-    r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$|^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$",
-    re.IGNORECASE,
+_CALENDAR_WORD = rule(
+    r"^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*$|^(?:mon|tue|wed|thu|fri|sat|sun)[a-z]*$"
 )
-_CAPITALISED = re.compile(r"(?<![\w'])([A-Z][a-zà-ÿ'-]{2,}(?:\s+[A-Z][a-zà-ÿ'-]{2,})?)")
+_CAPITALISED = re.compile(rf"(?<!{LATIN_WORD}|')([A-Z][a-zà-ÿ'-]{{2,}}(?:\s+[A-Z][a-zà-ÿ'-]{{2,}})?)")
 
 
 @dataclass(frozen=True)
@@ -118,7 +118,7 @@ def _name_pattern(name: str) -> str | None:
     if not key:
         return None
     body = r"\s+".join(re.escape(word) for word in key.split())
-    return r"(?<!\w)" + body + r"(?!\w)" if key.isascii() else body
+    return rf"(?<!{LATIN_WORD})" + body + rf"(?!{LATIN_WORD})" if key.isascii() else body  # 「Londonで」 too
 
 
 @functools.cache

@@ -17,7 +17,7 @@ from pydantic import BaseModel, Field
 
 from agents.shopping.phrasebook import say, spec_units, usual_spelling
 from agents.shopping.render import display_name, product_name
-from bot.locale import SPACED_WORD, Language, is_japanese, rule
+from bot.locale import LATIN_WORD, Language, is_japanese, rule
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
 
 if TYPE_CHECKING:
@@ -298,7 +298,7 @@ _CHEAPER = rule(r"\bcheap(?:er|est)\b|\bless expensive\b|\blower price\b|安い�
 _PRICIER = rule(r"\b(?:more expensive|priciest|most expensive|premium one)\b|高い方|高いほう")
 _BETTER = rule(r"\b(?:better|best|higher|highest)[- ]rated\b|\bthe better one\b|評価が高い")
 PRODUCT_ID = r"[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6}"  # "earbuds-001", "ZZ-9999", "SKU1234"
-_PRODUCT_ID = re.compile(rf"(?<!{SPACED_WORD})(?<!-)({PRODUCT_ID})(?!{SPACED_WORD}|-)")  # 「earbuds-001の」 too
+_PRODUCT_ID = re.compile(rf"(?<!{LATIN_WORD})(?<!-)({PRODUCT_ID})(?!{LATIN_WORD}|-)")  # 「earbuds-001の」 too
 
 
 @dataclass(frozen=True)

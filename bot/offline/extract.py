@@ -12,6 +12,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
+from bot.locale import LATIN_WORD, rule
+
 # --- numbers ---------------------------------------------------------------------------------
 
 NUMBER_WORDS: dict[str, int] = {
@@ -51,11 +53,12 @@ def _to_float(raw: str) -> float:
 
 
 def extract_count(text: str, nouns: Iterable[str]) -> int | None:
-    """The number before any of `nouns`: extract_count('3 large rooms', ['rooms']) → 3."""
+    """The number before any of `nouns`: extract_count('3 large rooms', ['rooms']) → 3. Kana or
+    kanji may come right before it (「2 adultsと1 child」); a Latin letter or any digit may not (a run
+    of full-width digits is tried once, not from each digit)."""
     alternatives = "|".join(re.escape(n) for n in sorted(nouns, key=len, reverse=True))
-    pattern = re.compile(
-        r"(?<![\w.])(?P<n>" + INT_TOKEN + r"|an?)\s+(?:[a-z-]+\s+)?(?:" + alternatives + r")\b",
-        re.IGNORECASE,
+    pattern = rule(
+        rf"(?<!{LATIN_WORD}|\d|\.)(?P<n>" + INT_TOKEN + r"|an?)\s+(?:[a-z-]+\s+)?(?:" + alternatives + r")\b"
     )
     match = pattern.search(text)
     if match:
@@ -126,28 +129,25 @@ _MAX_WORDS = (
 _MIN_WORDS = r"over|above|more\s+than|at\s+least|min(?:imum)?(?:\s+of)?|starting\s+at|from|>=?"
 _APPROX_WORDS = r"around|about|approximately|roughly|~|circa"
 
-_RANGE = re.compile(
-    r"(?:between|from)?\s*+" + _MONEY.format(s="1") + r"\s*+(?:-|–|—|to|and|〜|~)\s*+" + _MONEY.format(s="2"),
-    re.IGNORECASE,
+_RANGE = rule(
+    r"(?:between|from)?\s*+" + _MONEY.format(s="1") + r"\s*+(?:-|–|—|to|and|〜|~)\s*+" + _MONEY.format(s="2")
 )
-_BOUND = re.compile(
-    r"(?P<word>" + _MAX_WORDS + "|" + _MIN_WORDS + "|" + _APPROX_WORDS + r")\s*" + _MONEY.format(s=""),
-    re.IGNORECASE,
+_BOUND = rule(
+    r"(?P<word>" + _MAX_WORDS + "|" + _MIN_WORDS + "|" + _APPROX_WORDS + r")\s*" + _MONEY.format(s="")
 )
-_TRAILING_BOUND = re.compile(
+_TRAILING_BOUND = rule(
     _MONEY.format(s="") + r"\s*+(?P<word>or\s+less|or\s+under|or\s+below|max(?:imum)?|tops|or\s+more|"
-    r"and\s+up|plus|以下|以内|未満|まで|以上|から|前後|くらい|ぐらい|程度|ほど)",
-    re.IGNORECASE,
+    r"and\s+up|plus|以下|以内|未満|まで|以上|から|前後|くらい|ぐらい|程度|ほど)"
 )
 _APPROX_AFTER = ("前後", "くらい", "ぐらい", "程度", "ほど")
-_BARE_MONEY = re.compile(r"(?:(?<=\s)|^|(?<=[\u3040-\u30ff\u4e00-\u9fff]))" + _MONEY.format(s=""), re.IGNORECASE)
+_BARE_MONEY = rule(r"(?:(?<=\s)|^|(?<=[\u3040-\u30ff\u4e00-\u9fff]))" + _MONEY.format(s=""))
 _TOTAL = r"\b(?:in\s+)?total\b|合計|総額"
 
 
 @functools.lru_cache(maxsize=32)
 def _not_money_after(units: tuple[str, ...]) -> re.Pattern[str]:
     extra = "".join("|" + re.escape(u) for u in sorted(units, key=len, reverse=True))
-    return re.compile(r"\s*(?:" + _QUANTITY_AFTER + extra + ")", re.IGNORECASE)
+    return rule(r"\s*(?:" + _QUANTITY_AFTER + extra + ")")
 
 
 @functools.lru_cache(maxsize=32)
@@ -156,7 +156,7 @@ def _per_total(whole: tuple[str, ...]) -> re.Pattern[str]:
     if whole:
         nouns = "|".join(re.escape(n) for n in sorted(whole, key=len, reverse=True))
         pattern += r"|\bfor\s+(?:the\s+)?(?:whole|entire)\s+(?:" + nouns + r")\b"
-    return re.compile(pattern, re.IGNORECASE)
+    return rule(pattern)
 
 
 _KANJI_NUMBER = re.compile(r"[〇一二三四五六七八九十百千万]+|(?<!\d)\d++(?:\.\d+)?(?:万(?:\d++千)?|千)")
@@ -322,15 +322,14 @@ class MinRating:
         return round(self.value / own * scale, 2)
 
 
-_RATING = re.compile(
+_RATING = rule(
     r"(?:rated|rating|score|reviews?|review\s+score)\s*+(?:of\s+)?(?:at\s+least|above|over|of|>=?|min(?:imum)?)?\s*+"
     r"(?P<v>\d+(?:\.\d+)?)\s*(?P<plus>\+|or\s+(?:more|higher|better|above))?\s*(?:/\s*(?P<s>5|10)|out\s+of\s+(?P<s2>5|10))?"
     r"|(?<!\d)(?P<v2>\d++(?:\.\d+)?)\s*+(?:\+|or\s+(?:more|higher|better))?\s*+(?:/\s*+(?P<s3>5|10)|out\s+of\s+(?P<s4>5|10))?\s*+"
     r"(?:\+\s*)?(?:rated|rating|review|score|(?:guest|customer|user|average)\s+rating)"
     r"|(?:at\s+least|above|over)\s*+(?P<v3>\d++(?:\.\d+)?)\s*+(?:/\s*(?P<s5>5|10)|out\s+of\s+(?P<s6>5|10))"
     r"|評価\s*(?P<v4>\d+(?:\.\d+)?)\s*(?:以上)?"
-    r"|(?<![\d/])(?P<v5>\d(?:\.\d+)?)\s*+(?:/\s*(?P<s7>5|10)|out\s+of\s+(?P<s8>5|10))(?![\d/])",
-    re.IGNORECASE,
+    r"|(?<![\d/])(?P<v5>\d(?:\.\d+)?)\s*+(?:/\s*(?P<s7>5|10)|out\s+of\s+(?P<s8>5|10))(?![\d/])"
 )
 
 
@@ -356,11 +355,10 @@ ORDINAL_WORDS = {
     "fifth": 5, "5th": 5, "sixth": 6, "6th": 6, "seventh": 7, "7th": 7, "eighth": 8, "8th": 8,
     "ninth": 9, "9th": 9, "tenth": 10, "10th": 10, "last": -1, "final": -1,
 }
-_ORDINAL = re.compile(
+_ORDINAL = rule(
     r"\b(?:the\s+)?(?P<w>" + "|".join(ORDINAL_WORDS) + r")\b(?!\s+(?:night|time|of\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)))"
     r"|(?:#|\bnumber\s+|\bno\.\s*|\boption\s+)(?P<n>\d{1,2})\b"
-    r"|(?P<ja>\d|[一二三四五六七八九十])\s*(?:番目|つ目|件目)",
-    re.IGNORECASE,
+    r"|(?P<ja>\d|[一二三四五六七八九十])\s*(?:番目|つ目|件目)"
 )
 
 

@@ -6,11 +6,14 @@ currency."""
 from __future__ import annotations
 
 import re
+from datetime import date
 
 import pytest
 
+from agents.hotel.extract import Stay, extract_guests, extract_price_range, extract_stay
 from agents.hotel.phrasebook import not_used
 from bot.locale import currency_for_locale, language_of
+from bot.offline.extract import PriceRange
 from tests.hotel.test_agent import Session, offline_settings, session  # noqa: F401  (fixtures)
 
 pytestmark = pytest.mark.usefixtures("offline_settings")
@@ -176,3 +179,38 @@ async def test_a_japanese_request_for_details_is_answered_in_japanese(session: S
     assert lines[1].startswith("住所: ") and "。設備: " in lines[1] and "Amenities" not in final.text
     assert all(line.startswith("紹介文（英語）: ") for line in lines[2:])
     assert "英語のまま" not in final.text
+
+
+# --- Latin words written against Japanese ------------------------------------------------------
+# Python's \b sees no edge between Latin letters and kana or kanji, so 「150GBP以下」 had no price,
+# 「tomorrowから」 no date, 「Londonで」 no city; the rules compile with bot.locale.rule now.
+
+
+@pytest.mark.parametrize(
+    ("text", "price"),
+    [("150GBP以下", PriceRange(None, 150.0, "GBP")), ("100USD前後", PriceRange(80.0, 120.0, "USD")),
+     ("1泊200EURまで", PriceRange(None, 200.0, "EUR")), ("150 USD以下", PriceRange(None, 150.0, "USD"))],
+)
+def test_a_currency_code_against_japanese_is_read(text: str, price: PriceRange) -> None:
+    assert extract_price_range(text) == price
+
+
+@pytest.mark.parametrize(
+    ("text", "check_in", "check_out"),
+    [("tomorrowから2泊", date(2026, 12, 2), date(2026, 12, 4)), ("next weekendに大阪", date(2026, 12, 11), date(2026, 12, 13)),
+     ("来週の金曜からtwo nightsで", date(2026, 12, 11), date(2026, 12, 13))],
+)
+def test_english_dates_against_japanese_are_read(text: str, check_in: date, check_out: date) -> None:
+    assert extract_stay(text, date(2026, 12, 1)) == Stay(check_in, check_out)
+
+
+def test_guests_against_japanese_are_counted() -> None:
+    assert extract_guests("2 adultsと1 child") == 3 and extract_guests("京都 family of 4で") == 4
+
+
+async def test_a_city_and_a_price_written_against_japanese(session: Session) -> None:  # noqa: F811
+    """It was 「どの都市に泊まりますか？」: neither London nor the price was read."""
+    final = await session.say("Londonで来週末、150GBP以下")
+    assert final.text.startswith("ロンドンで") and final.data["hotels"]
+    assert [(c["name"], c["args"]["city"], c["args"]["max_price"], c["args"]["currency"]) for c in session.tool_calls] == [
+        ("search_hotels", "London", 150.0, "GBP")]
