@@ -83,3 +83,9 @@ async def test_a_description_with_parentheses_is_listed_whole(tmp_path: Path) ->
 
     (listed,) = await _replies(tmp_path, [ChatAgent(), PROOFREAD], "what can you do?")
     assert f"• `/proofread` — {PROOFREAD.summary}\n" in listed and PROOFREAD.summary.endswith(")")
+
+
+async def test_english_words_against_japanese_are_read(tmp_path: Path) -> None:
+    """「thanksです」 and 「commandsを教えて」 got the fallback: no `\\b` between s and で."""
+    thanks, commands = await _replies(tmp_path, [ChatAgent()], "thanksです", "commandsを教えて")
+    assert thanks.startswith("どういたしまして") and commands.startswith("使えるコマンド")

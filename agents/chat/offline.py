@@ -9,7 +9,7 @@ from typing import Any
 
 from langchain_core.messages import AIMessage
 
-from bot.locale import is_japanese
+from bot.locale import is_japanese, rule
 from bot.offline.model import OfflineRequest
 
 # The sentence of the chat prompt (prompts/system.md) that lists the commands: the skill answers
@@ -17,18 +17,16 @@ from bot.offline.model import OfflineRequest
 COMMANDS_INTRO = "Besides talking, you offer these commands:"
 # "`/hotel` (Find hotels…), `/proofread` (… (Zenn, Qiita or plain…))." — a description may hold parentheses.
 _COMMAND = re.compile(r"`(/[\w-]+)` \((.*?)\)(?=, `/|\.(?:\s|$))", re.DOTALL)
-_ABILITIES = re.compile(
+_ABILITIES = rule(
     r"\bwhat\s+(?:can|do|else\s+can)\s+you\s+(?:do|offer|help)\b|\bwhat\s+are\s+you\b|\bwho\s+are\s+you\b|^\s*help\b"
     r"|\bhow\s+(?:do|can)\s+i\s+use\s+you\b|\bcan\s+you\s+help\b|\bcommands?\b"
-    r"|何ができ|なにができ|できること|使い方|あなたは(?:誰|だれ|何)|コマンド",
-    re.IGNORECASE,
+    r"|何ができ|なにができ|できること|使い方|あなたは(?:誰|だれ|何)|コマンド"
 )
-_CAN_YOU = re.compile(r"\b(?:can|could)\s+you\b|\bare\s+you\s+able\s+to\b|できますか|できる？|できる\?", re.IGNORECASE)
-_GREETING = re.compile(
-    r"^\s*(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening)|greetings)\b|こんにちは|こんばんは|おはよう|はじめまして|やあ",
-    re.IGNORECASE,
+_CAN_YOU = rule(r"\b(?:can|could)\s+you\b|\bare\s+you\s+able\s+to\b|できますか|できる？|できる\?")
+_GREETING = rule(
+    r"^\s*(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening)|greetings)\b|こんにちは|こんばんは|おはよう|はじめまして|やあ"
 )
-_THANKS = re.compile(r"\b(?:thanks|thank\s+you|thx|cheers|much\s+appreciated)\b|ありがとう|感謝", re.IGNORECASE)
+_THANKS = rule(r"\b(?:thanks|thank\s+you|thx|cheers|much\s+appreciated)\b|ありがとう|感謝")
 
 
 class ChatSkill:

@@ -17,28 +17,28 @@ from agents.proofread.report import (
     report_language,
 )
 from agents.proofread.scoring import verdict
-from bot.locale import is_japanese
+from bot.locale import is_japanese, rule
 from bot.offline.extract import ORDINAL_WORDS
 
 TurnKind = Literal["review", "explain", "list", "recheck_without_article", "no_report", "question"]
 
-EXPLAIN = re.compile(
-    r"(?i)(?:issue|item|finding|problem|point|no\.?|number|#|指摘|問題|項目|イシュー)\s*(?:no\.?|番号)?\s*#?\s*(\d{1,4})"
+EXPLAIN = rule(
+    r"(?:issue|item|finding|problem|point|no\.?|number|#|指摘|問題|項目|イシュー)\s*(?:no\.?|番号)?\s*#?\s*(\d{1,4})"
     r"|(\d{1,4})\s*(?:番目?|つ目|個目|点目)"
     r"|(?:explain|why|details?|about|tell me about|more on)\s+#?(\d{1,4})\b"
 )
 _ORDINAL_WORD = "|".join(sorted(ORDINAL_WORDS, key=len, reverse=True))
 # "explain the first issue", "the last finding?", 「最初の指摘」「最後の指摘を説明して」: -1 is the last.
-EXPLAIN_ORDINAL = re.compile(
-    rf"(?i)\b(?:the\s+)?({_ORDINAL_WORD})\s+(?:issue|item|finding|problem|point|suggestion|warning|one)s?\b"
+EXPLAIN_ORDINAL = rule(
+    rf"\b(?:the\s+)?({_ORDINAL_WORD})\s+(?:issue|item|finding|problem|point|suggestion|warning|one)s?\b"
     r"|(最初|最後)の(?:指摘|問題|項目)"
 )
 RECHECK = re.compile(
     r"(?i)re-?check|check (it )?again|review (it )?again|re-?review|proofread (it )?again|(new|updated|fixed) version|"
     r"i (have )?(fixed|updated)|再チェック|再校正|再確認|もう一度|修正しました|直しました|更新しました|修正版|新しい版"
 )
-LIST = re.compile(
-    r"(?i)\b(list|show|all)\b.*\b(issues?|findings?|problems?)\b|^\s*(issues|findings|report|summary)\s*\??$|"
+LIST = rule(
+    r"\b(list|show|all)\b.*\b(issues?|findings?|problems?)\b|^\s*(issues|findings|report|summary)\s*\??$|"
     r"一覧|全部|すべての指摘|全ての指摘|指摘を(見せ|表示)|レポート"
 )
 COMMAND_WORDS = re.compile(r"(?i)^\s*(please\s+)?(proofread|review|check)( this| my article)?\s*[:：]?\s*$|^\s*校正(して|お願いします)?\s*[:：]?\s*$")

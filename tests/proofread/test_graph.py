@@ -122,6 +122,7 @@ async def test_a_finding_is_named_by_its_place_in_the_report_too(conversation: C
     numbered = (await conversation.send("explain issue 1")).text
     assert (await conversation.send("explain the first issue")).text == numbered
     assert (await conversation.send("最初の指摘を説明して")).text == numbered
+    assert (await conversation.send("the first issueを説明して")).text == numbered  # was the help text
     last = await conversation.send("and the last finding?")
     assert last.data["action"] == "explain" and issues[-1]["problem"] in last.text
 
