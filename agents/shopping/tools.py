@@ -26,6 +26,7 @@ from agents.shopping.phrasebook import fulfillment_word, label, language, refusa
 from agents.shopping.render import RATES, cart_data, compact, convert, product_name
 from agents.shopping.state import product_version
 from bot.events import Status
+from bot.locale import LATIN_WORD, rule
 
 MAX_QUANTITY = 99
 
@@ -179,7 +180,7 @@ async def _stock_total(store: Any, product_id: str) -> int:
 
 # The words a message that picks a store has ("at Umeda", "my store is …", 「梅田店」): other
 # messages cost no query.
-_STORE_HINT = re.compile(r"\b(?:at|from|stores?|shops?|branch)\b|店", re.IGNORECASE)
+_STORE_HINT = rule(r"\b(?:at|from|stores?|shops?|branch)\b|店")
 # How Japanese shoppers write the districts the stores are named after (「梅田店」, 「なんばの店舗」).
 STORE_DISTRICTS_JA: dict[str, tuple[str, ...]] = {
     "Shibuya": ("渋谷",), "Shinjuku": ("新宿",), "Ginza": ("銀座",), "Akihabara": ("秋葉原", "アキバ"),
@@ -203,14 +204,14 @@ def named_store(stores: Sequence[Store], text: str) -> Store | None:
     common = set.intersection(*(set(w) for w in words)) if len(stores) > 1 else set()
     for s, name_words in zip(stores, words, strict=True):
         own = " ".join(w for w in name_words if w not in common)
-        patterns = [rf"(?<![\w-]){re.escape(s.id)}(?![\w-])", rf"\b{_store_phrase(s.name)}\b"]
+        patterns = [rf"(?<!{LATIN_WORD}|-){re.escape(s.id)}(?!{LATIN_WORD}|-)", rf"\b{_store_phrase(s.name)}\b"]
         if own:
             part = _store_phrase(own)
             patterns += [rf"\b(?:at|from)\s+(?:the\s+)?{part}\b", rf"\b{part}\s+(?:store|shop|branch)\b",
                          rf"\b(?:store|shop)\s+(?:is|will be|:)\s+(?:the\s+)?{part}\b"]
             for ja in STORE_DISTRICTS_JA.get(own, ()):  # 「梅田店」「梅田の店舗」「店舗は梅田」
                 patterns += [rf"{ja}(?:店|の(?:お?店|店舗))", rf"店(?:舗)?は{ja}"]
-        if any(re.search(p, text, re.IGNORECASE) for p in patterns):
+        if any(rule(p).search(text) for p in patterns):
             return s
     return None
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
+from agents.shopping.demo import demo_catalog
 from agents.shopping.intents import asked_feature, classify, compared_parts, product_reference
+from agents.shopping.tools import named_store
 from bot.agent import TurnInput
 from bot.events import Final
 from bot.runtime import ConversationRuntime
@@ -39,6 +41,17 @@ def test_an_english_word_against_japanese_is_read(text: str, intent: str) -> Non
 def test_a_feature_written_in_latin_letters_is_read(text: str, feature: str) -> None:
     found = asked_feature(text)
     assert found is not None and found.name == feature
+
+
+@pytest.mark.parametrize(
+    ("text", "store"),
+    [("tokyo-shibuyaで受け取り", "tokyo-shibuya"), ("受け取りはtokyo-ginza店で", "tokyo-ginza"),
+     ("at Shinjukuで受け取り", "tokyo-shinjuku"), ("tokyo-shibuyax", None)],
+)
+def test_a_store_id_against_japanese_is_read(text: str, store: str | None) -> None:
+    """「tokyo-shibuyaで受け取り」 named no store."""
+    picked = named_store(demo_catalog().stores, text)
+    assert (picked.id if picked else None) == store
 
 
 def test_ids_compared_with_to_are_each_read() -> None:
