@@ -20,13 +20,16 @@ from collections.abc import Iterator
 # The modules whose patterns read what users write (messages, follow-ups, articles' prose).
 MODULES = (
     "bot.offline.extract", "agents.hotel.extract", "agents.hotel.understand", "agents.hotel.offline", "agents.hotel.geo",
-    "agents.shopping.intents", "agents.shopping.offline", "agents.chat.offline", "agents.proofread.followup",
+    "agents.shopping.intents", "agents.shopping.offline", "agents.shopping.tools", "agents.chat.offline",
+    "agents.proofread.followup",
 )
 # One unit each, repeated to the length asked: digits, spaces, separators, words the rules look for.
 SHAPES = (
     "1", " ", "1,", "1-", "1 to ", "$1 ", "a ", "the ", "and ", "in A", "Aa ", "which is ", "compare ", "x\n", "'",
     "-", ".", "size ", "the 1st to the ", "christmas ", "new year's ", "most ", "battery ", "Voyage Mini ", "IP6",
     "、", "は", "何", "大人1人", "来週の", "金曜", "クーポンA", "1万円",
+    # Latin letters and digits against Japanese (each a word edge of bot.locale.rule), full-width digits.
+    "aあ", "1あ", "USDまで", "ANC付き", "１",
 )
 BASELINE = re.compile(r"\S+|\s+")
 
