@@ -35,7 +35,7 @@ from agents.hotel.store import (
     normalize_amenity,
 )
 from agents.hotel.understand import Reading, read_places
-from bot.locale import Language, is_japanese, language_of, rule
+from bot.locale import LATIN_WORD, Language, is_japanese, language_of, rule
 from bot.offline import extract as core_extract
 from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal, extract_ordinals
 from bot.offline.model import OfflineRequest, tool_call
@@ -166,13 +166,21 @@ def detect_city(text: str) -> geo.City | None:
             if not key:
                 continue
             if key.isascii():
-                match = re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm)
+                match = _word(key).search(norm)
                 position = match.start() if match else -1
             else:
                 position = norm.find(key)
             if position >= 0 and (best is None or (position, -len(key)) < (best[0], best[1])):
                 best = (position, -len(key), city)
     return best[2] if best else None
+
+
+@functools.cache
+def _word(key: str) -> re.Pattern[str]:
+    """`key` (normalized, ASCII) as a word of its own: no Latin letter or digit touches it; kana or
+    kanji may (「Shoreditchで」). Compiled once per name: the cities' and sights' names are more
+    than `re`'s own cache holds."""
+    return re.compile(rf"(?<!{LATIN_WORD}){re.escape(key)}(?!{LATIN_WORD})")
 
 
 _GOING_TO = rule(r"\b(?:in|to|at|visiting)\s+([A-Za-zÀ-ÿ][\w'-]+(?:\s+[A-Z][\w'-]+)?)", 0)
@@ -208,21 +216,24 @@ def detect_landmark(text: str, city: geo.City | None) -> tuple[geo.City, geo.Lan
                 return candidate, landmark
             for alias in landmark.aliases:
                 other = geo.normalize(alias)
-                if other and (re.search(r"(?<!\w)" + re.escape(other) + r"(?!\w)", norm) if other.isascii()
+                if other and (_word(other).search(norm) if other.isascii()
                               else other.replace("・", "") in norm.replace("・", "")):
                     return candidate, landmark
             words = [w for w in key.split() if len(w) >= 4 and w not in generic]
-            if words and all(re.search(r"(?<!\w)" + re.escape(w) + r"(?!\w)", norm) for w in words[:1]):
+            if words and all(_word(w).search(norm) for w in words[:1]):
                 return candidate, landmark
     return None
 
 
 # An amenity right after one of these ("without breakfast", "no pool") or right before one of
 # these ("breakfast not needed") is one the traveller does not want: it is not searched for.
-AMENITY_DECLINED_BEFORE = re.compile(
+AMENITY_DECLINED_BEFORE = rule(
     r"\b(?:without|no|not|skip|don t need|dont need|do not need|no need for)(?:\s+(?:a|an|the|any|free))?\s*$"
 )
-AMENITY_DECLINED_AFTER = re.compile(r"^\s*(?:is\s+|are\s+)?(?:not\s+(?:needed|required|necessary)|unnecessary|optional)\b")
+AMENITY_DECLINED_AFTER = rule(r"^\s*(?:is\s+|are\s+)?(?:not\s+(?:needed|required|necessary)|unnecessary|optional)\b")
+
+
+_PETS = rule(r"\b(?:pets?|dogs?)\b")
 
 
 def detect_amenities(text: str) -> list[str]:
@@ -240,7 +251,7 @@ def detect_amenities(text: str) -> list[str]:
                 declined.add(canonical)
             elif canonical not in found:
                 found.append(canonical)
-    if re.search(r"\b(?:pets?|dogs?)\b", norm) and "pet-friendly" not in {*found, *declined}:
+    if _PETS.search(norm) and "pet-friendly" not in {*found, *declined}:
         found.append("pet-friendly")
     found = [amenity for amenity in found if amenity not in declined]
     if is_japanese(text):
@@ -260,7 +271,7 @@ def detect_district(text: str, city: geo.City) -> str | None:
     for district in city.districts:
         for name in (district.name, *district.aliases):
             key = geo.normalize(name)
-            if key and (re.search(r"(?<!\w)" + re.escape(key) + r"(?!\w)", norm) if key.isascii() else key in norm):
+            if key and (_word(key).search(norm) if key.isascii() else key in norm):
                 return district.name
     words = norm.split()
     own = {geo.normalize(name) for name in (city.name, *city.aliases)}

@@ -10,7 +10,9 @@ from datetime import date
 
 import pytest
 
+from agents.hotel import geo
 from agents.hotel.extract import Stay, extract_guests, extract_price_range, extract_stay
+from agents.hotel.offline import detect_amenities, detect_district
 from agents.hotel.phrasebook import not_used
 from bot.locale import currency_for_locale, language_of
 from bot.offline.extract import PriceRange
@@ -214,3 +216,10 @@ async def test_a_city_and_a_price_written_against_japanese(session: Session) -> 
     assert final.text.startswith("ロンドンで") and final.data["hotels"]
     assert [(c["name"], c["args"]["city"], c["args"]["max_price"], c["args"]["currency"]) for c in session.tool_calls] == [
         ("search_hotels", "London", 150.0, "GBP")]
+
+
+def test_a_district_and_pets_written_against_japanese() -> None:
+    """「Shoreditchで」 named no district, 「petsと」 no pets."""
+    london = geo.find_city("London")
+    assert london is not None and detect_district("Shoreditchで来週末", london) == "Shoreditch"
+    assert detect_amenities("petsと一緒に泊まりたい") == ["pet-friendly"]
