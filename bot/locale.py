@@ -39,7 +39,7 @@ def rule(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
         ch = pattern[at]
         if ch == "\\":
             pair = pattern[at : at + 2]
-            out.append(_BOUNDARY if pair == "\\b" and class_start < 0 else pair)
+            out.append(_edge(pattern, at) if pair == "\\b" and class_start < 0 else pair)
             at += 2
             continue
         if class_start < 0 and ch == "[":
@@ -49,6 +49,22 @@ def rule(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
         out.append(ch)
         at += 1
     return re.compile("".join(out), flags)
+
+
+def _edge(pattern: str, at: int) -> str:
+    r"""What the `\b` at `at` becomes. Next to a Latin letter the pattern spells out (`\bANC`,
+    `ANC\b`) the edge is one-sided and costs what Python's `\b` does: the text's character on the
+    other side is no Latin letter or digit. Elsewhere (`\b(?:…)`, `s?\b`) it is the general one."""
+    before = pattern[at - 1] if at >= 1 and (at < 2 or pattern[at - 2] != "\\") else ""
+    after, then = pattern[at + 2 : at + 3], pattern[at + 3 : at + 4]
+    if _LITERAL.fullmatch(before):
+        return f"(?!{LATIN_WORD})"
+    if _LITERAL.fullmatch(after) and then not in ("?", "*", "{"):
+        return f"(?<!{LATIN_WORD})"
+    return _BOUNDARY
+
+
+_LITERAL = re.compile(r"[0-9A-Za-z_]")
 
 
 def language_of(text: str | None) -> Language:
