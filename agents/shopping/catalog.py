@@ -192,6 +192,15 @@ def _tokens(text: str) -> list[str]:
     return out
 
 
+def _kinds_named(tokens: Sequence[str], subcategories: Iterable[str]) -> list[str]:
+    """The kinds of product (subcategories) the query's words name, every word of the kind's name
+    among them ("bluetooth speaker" → speakers, "running shoes" → running shoes, "shoes" → none);
+    where one named kind's words hold another's, the longer one."""
+    said = set(tokens)
+    named = {kind: words for kind in subcategories if kind and (words := frozenset(_tokens(kind))) and words <= said}
+    return sorted(kind for kind, words in named.items() if not any(words < other for other in named.values()))
+
+
 def search_terms(product: Product) -> dict[str, float]:
     """The product's index terms with their weights: each field's words, plus whole Japanese phrases."""
     fields: dict[str, Iterable[str]] = {
@@ -512,6 +521,10 @@ class CatalogStore:
             filter_params.append(float(min_rating))
 
         tokens = [t for t in dict.fromkeys(_tokens(text)) if _is_cjk(t) or t not in _STOPWORDS]
+        kinds = _kinds_named(tokens, [r[0] for r in await self._db.fetch("SELECT DISTINCT subcategory FROM shop_products")])
+        if kinds:  # "running shoes under $40": running shoes or nothing, not the sandals that fit the budget
+            filters.append(f"p.subcategory IN ({_marks(len(kinds))})")
+            filter_params.extend(kinds)
         if not tokens:
             order = {
                 "relevance": "p.rating DESC, p.review_count DESC, p.id",

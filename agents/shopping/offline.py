@@ -128,9 +128,13 @@ def compose(results: list[ToolMessage], text: str) -> str:
         if not products:  # the hint names what to loosen: the rating asked for, the budget, or the words
             if filters.get("min_rating"):
                 return say("no_products_rated", lang, rating=f"{float(filters['min_rating']):g}")
+            if cheapest := data.get("cheapest"):
+                return say("no_products_cheapest", lang, name=display_name(cheapest, lang),
+                           price=money(cheapest["price"], cheapest["currency"]))
             return say("no_products" if "max_price" in filters else "no_products_words", lang)
-        ordered = filters.get("sort") in ("price", "rating")  # "cheapest first", "best rated first"
-        found = say(f"products_by_{filters['sort']}" if ordered else "products_found", lang, count=len(products))
+        ordered = filters.get("sort") in ("price", "rating") and len(products) > 1  # "cheapest first"
+        found = say(f"products_by_{filters['sort']}" if ordered else "products_found" if len(products) > 1
+                    else "one_product_found", lang, count=len(products))
         return found + "\n" + "\n".join(
             say("product_line", lang, n=i + 1, name=display_name(p, lang), price=money(p["price"], p["currency"]),
                 rating=p["rating"], reviews=p.get("review_count", 0)) for i, p in enumerate(products))

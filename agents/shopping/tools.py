@@ -266,7 +266,12 @@ def make_tools(shop: ShopServices) -> dict[str, BaseTool]:
         level = _product_level(zip(shown, products, strict=True))
         filters = {"query": query, "category": category, **bound, **({"min_rating": min_rating} if min_rating else {}),
                    **({"sort": sort} if sort != "relevance" else {})}
-        return _dump({"products": content, "filters": filters},
+        over: dict[str, Any] = {}
+        if not products and "max_price" in bound:  # nothing within the budget: the cheapest that matches
+            cheapest = await store.search_products(query, category=category, min_rating=min_rating, sort="price", limit=1)
+            if cheapest:
+                over = {"cheapest": {k: v for k, v in compact(cheapest[0]).items() if k in keys}}
+        return _dump({"products": content, "filters": filters, **over},
                      _summary(state, "sum_found", n=len(content)), state), {"products": shown, "product_level": level}
 
     @tool(response_format="content_and_artifact")

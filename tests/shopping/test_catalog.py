@@ -18,7 +18,7 @@ from typing import Any
 import psycopg
 import pytest
 
-from agents.shopping.catalog import CartError, CatalogStore, search_terms
+from agents.shopping.catalog import CartError, CatalogStore, _kinds_named, _tokens, search_terms
 from agents.shopping.demo import DemoCatalog, demo_catalog, seed_catalog
 from agents.shopping.models import (
     CATEGORIES,
@@ -601,3 +601,17 @@ async def test_products_round_trip_every_field(empty: CatalogStore) -> None:
     )
     await empty.upsert_products([product])
     assert await empty.get_product("full") == product
+
+
+@pytest.mark.parametrize(
+    ("query", "kinds"),
+    [("bluetooth speaker under $30", ["speakers"]), ("running shoes", ["running shoes"]), ("shoes", ["shoes"]),
+     ("phone case for my phone", ["phone cases"]), ("wireless earbuds or headphones", ["earbuds", "headphones"]),
+     ("ワイヤレスイヤホン", []), ("", [])],
+)
+def test_the_kinds_a_query_names(query: str, kinds: list[str]) -> None:
+    """Every word of a kind's name in the query, and the longest such kind ("running shoes", not a
+    "shoes" kind beside it)."""
+    subcategories = ["earbuds", "headphones", "speakers", "running shoes", "shoes", "sandals", "phone cases", ""]
+    named = _kinds_named(_tokens(query), subcategories)
+    assert named == kinds

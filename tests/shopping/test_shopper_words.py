@@ -329,12 +329,34 @@ def test_a_products_stars_are_its_rating_and_no_price(text: str, filters: dict[s
 async def test_a_search_that_finds_nothing_says_which_condition_to_loosen(runtime: ConversationRuntime) -> None:
     rated = final(await say(runtime, "/shop smartwatch rated 4.9+", user="r1", thread="r1"))
     assert rated.text == "No products rated 4.9 or higher match that. Try a lower rating."
-    budget = final(await say(runtime, "/shop smartwatch under $5", user="r2", thread="r2"))
+    budget = final(await say(runtime, "/shop zzyzx quux under $5", user="r2", thread="r2"))
     assert budget.text == "No products match that. Try fewer words or a higher budget."
     words = final(await say(runtime, "/shop looking for a zzyzx quux", user="r3", thread="r3"))
     assert words.text == "No products match that. Try fewer or other words."
     ja = final(await say(runtime, "/shop 評価4.9以上のスマートウォッチ", user="r4", thread="r4"))
     assert ja.text == "評価4.9以上で条件に合う商品は見つかりませんでした。評価の条件を下げてみてください。"
+
+
+async def test_a_budget_nothing_fits_names_the_cheapest_that_matches(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    """"running shoes under $40" listed two pairs of sandals as "products that match"; nothing of the
+    kind asked fits, so the answer says so and names the cheapest that does match."""
+    cheapest = (await store.search_products("running shoes", sort="price", limit=1))[0]
+    assert cheapest.subcategory == "running shoes" and cheapest.price > 40
+    answer = final(await say(runtime, "/shop running shoes under $40", user="r5", thread="r5"))
+    assert answer.text == ("Nothing that matches is within that budget; the cheapest that does is "
+                           f"{cheapest.name} at ${cheapest.price:.2f}.")
+    ja = final(await say(runtime, "/shop ランニングシューズ 3000円以下", user="r6", thread="r6"))
+    assert ja.text.startswith("予算内で条件に合う商品はありませんでした。条件に合う最安は") and f"${cheapest.price:.2f}" in ja.text
+
+
+async def test_a_kind_of_product_named_is_the_kind_listed(runtime: ConversationRuntime, store: CatalogStore) -> None:
+    """"bluetooth speaker under $30" listed one speaker and three pairs of earbuds (they are bluetooth
+    too); now the speaker alone, said as one."""
+    answer = final(await say(runtime, "/shop bluetooth speaker under $30", user="r7", thread="r7"))
+    assert answer.text.startswith("One product matches:\n1. ") and answer.text.count("\n") == 1
+    listed = await store.search_products("bluetooth speaker", max_price=30)
+    assert listed and {p.subcategory for p in listed} == {"speakers"}
+    assert {p.subcategory for p in await store.search_products("shoes under 40", max_price=40)} == {"sandals"}
 
 
 async def test_a_city_the_shopper_gives_is_acknowledged_once(runtime: ConversationRuntime) -> None:
