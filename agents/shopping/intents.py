@@ -30,6 +30,7 @@ DETERMINISTIC: frozenset[str] = frozenset({"search", "compare", "specs", "review
 AGENTIC: frozenset[str] = frozenset({"inventory", "purchase", "apply_coupon", "other"})
 
 _JA_COUNTERS = "個|つ|点|台|本|枚|足|着|冊|箱|袋|セット|ペア"  # counters a quantity is said with (2個, 2足, 2着…)
+_CART = r"(?:カート|cart|basket)"  # 「cartに入れて」: the English word in a Japanese sentence too
 
 # intent → patterns (case-insensitive); each match adds its weight.
 PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
@@ -68,22 +69,22 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
     ),
     "purchase": (
         (r"\badd\b.*\b(cart|basket|bag)\b|\b(buy|purchase|order)\b|\bi'?ll take\b", 3.0),
-        (r"^(?:please\s+)?add\b|^(?:カートに)?追加", 2.0),
+        (rf"^(?:please\s+)?add\b|^(?:{_CART}に)?追加", 2.0),
         (r"^add\s+(?:[A-Za-z][A-Za-z-]{0,30}-\d{3,6}|[A-Z]{1,4}\d{3,6})\s*$", 3.0),  # an Add to cart button
         (r"\bremove\b.*\b(cart|basket|bag)\b|\btake .* out of (?:my )?cart\b|\b(?:change|set|update) (?:the )?(?:quantity|qty)\b", 3.0),
         (r"^(?:please\s+)?(?:remove|delete|take out)\b|^.{0,25}(?:番目|つ目|最初|最後|それ|これ)の?(?:商品)?を?(?:削除|外して|取り除)", 3.0),
         (r"\bset (?:it|them|that|this|the \w+(?: one)?) to \d{1,2}\b|\bmake it \d{1,2}\b", 3.0),
         (r"数量を?.*(?:変更|変え|にして|にする)|個に(?:して|変更|変えて)", 3.0),
-        (rf"カートに(?:[0-9０-９一二三四五六七八九十]+(?:{_JA_COUNTERS})\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
-         r"|カートから.{0,20}(?:削除|外)", 3.0),
+        (rf"{_CART}に(?:[0-9０-９一二三四五六七八九十]+(?:{_JA_COUNTERS})\s*)?(?:入れ|追加)|購入|買いたい|買います|注文"
+         rf"|{_CART}から.{{0,20}}(?:削除|外)", 3.0),
     ),
     "cart": (
         (r"\b(my|the) (cart|basket|bag)\b|\bcheckout\b|\bcart total\b|\bwhat'?s in my cart\b", 2.0),
-        (r"カートの中|カートを見|カート(?:の)?合計|カート$", 2.0),
+        (rf"{_CART}の中|{_CART}を見|{_CART}(?:の)?合計|{_CART}$", 2.0),
     ),
     "apply_coupon": (
         (r"\b(apply|use|redeem)\b.*\b(coupon|code|voucher)\b|\b(apply|use|redeem) [A-Z0-9]{4,}\b", 4.0),
-        (r"クーポン.*(?:使|適用)", 4.0),
+        (r"クーポン.*(?:使|適用)|(?-i:[A-Z][A-Z0-9]{2,18}\d)\s*(?:を|で)?\s*(?:使|適用)", 4.0),  # 「AUDIO15を適用」
     ),
 }
 _COMPILED = {intent: tuple((rule(p), w) for p, w in rows) for intent, rows in PATTERNS.items()}

@@ -26,10 +26,13 @@ def test_an_id_against_japanese_is_read(text: str, product_id: str | None) -> No
 
 @pytest.mark.parametrize(
     ("text", "intent"),
-    [("3番目のspecs", "specs"), ("specを教えて", "specs"), ("reviewを見せて", "reviews"), ("earbuds-001のレビュー", "reviews")],
+    [("3番目のspecs", "specs"), ("specを教えて", "specs"), ("reviewを見せて", "reviews"), ("earbuds-001のレビュー", "reviews"),
+     ("2番目をcartに入れて", "purchase"), ("cartの中身は？", "cart"), ("AUDIO15を適用", "apply_coupon"),
+     ("SAVE10を使いたい", "apply_coupon"), ("HDMIを使って", "other")],
 )
 def test_an_english_word_against_japanese_is_read(text: str, intent: str) -> None:
-    """「3番目のspecs」 and 「specを教えて」 were "other" (the help text); 「reviewを見せて」 a search."""
+    """「3番目のspecs」, 「specを教えて」, 「2番目をcartに入れて」, 「cartの中身は？」 and 「AUDIO15を適用」 were
+    "other" (the help text); 「reviewを見せて」 a search. A code is a word of capitals ending in a digit."""
     assert classify(text).intent == intent
 
 
