@@ -189,6 +189,8 @@ def compose(results: list[ToolMessage], text: str) -> str:
             return say("cart_empty", lang)
         lines = [say("cart_line", lang, quantity=i["quantity"], name=display_name(i, lang),
                      price=money(i["unit_price"] * i["quantity"], data["currency"])) for i in items]
+        if data.get("discount"):  # the total is after it: say what it took off, as the card does
+            lines.append(say("cart_discount", lang, code=data.get("coupon"), amount=money(data["discount"], data["currency"])))
         return "\n".join([say("cart_head", lang), *lines, say("total", lang, total=money(data["total"], data["currency"]))])
     if name == "check_stock":
         return _stock_answer({**data, "product": product(data)}, lang)

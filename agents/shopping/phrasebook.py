@@ -127,6 +127,7 @@ TEXTS: dict[str, dict[Language, str]] = {
     "cart_empty": {"en": "Your cart is empty.", "ja": "カートは空です。"},
     "cart_head": {"en": "Your cart:", "ja": "カートの中身："},
     "cart_line": {"en": "• {quantity} × {name} — {price}", "ja": "• {name} × {quantity} — {price}"},
+    "cart_discount": {"en": "• Coupon {code}: −{amount}", "ja": "• クーポン{code}: −{amount}"},
     "total": {"en": "Total: {total}", "ja": "合計: {total}"},
     "stock_head": {"en": "{product} near you:", "ja": "{product}の近くの店舗の在庫："},
     "stock_elsewhere": {"en": "Nearby stores that have it:", "ja": "在庫のある近くの店舗："},

@@ -405,3 +405,17 @@ async def test_japanese_counters_for_shoes_and_clothes_add_to_the_cart(runtime: 
     shown = final(await say(runtime, JA_SEARCH, user="k1", thread=text)).data["products"]
     asked = final(await say(runtime, text, user="k1", thread=text))
     assert asked.data["pending"] == {"action": "add", "product_id": shown[1]["id"], "quantity": 2}
+
+
+async def test_the_cart_says_what_a_coupon_took_off(runtime: ConversationRuntime) -> None:
+    """The cart's text went from the lines' $78.99 to "Total: $67.14" with no word of the coupon
+    between (only the card had it)."""
+    first = final(await say(runtime, "/shop wireless earbuds under $100", user="c1", thread="c1")).data["products"][0]
+    await say(runtime, "add 3 of the first one to my cart", user="c1", thread="c1")  # AUDIO15 wants $50 of audio
+    await say(runtime, "yes", user="c1", thread="c1")
+    await say(runtime, "apply AUDIO15", user="c1", thread="c1")
+    applied = final(await say(runtime, "yes", user="c1", thread="c1")).data["cart"]
+    assert applied["coupon"] == "AUDIO15" and applied["discount"] > 0
+    cart = final(await say(runtime, "what's in my cart?", user="c1", thread="c1"))
+    assert cart.text == (f"Your cart:\n• 3 × {first['name']} — ${3 * first['price']:.2f}\n"
+                         f"• Coupon AUDIO15: −${applied['discount']:.2f}\nTotal: ${applied['total']:.2f}")
