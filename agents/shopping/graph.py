@@ -74,7 +74,15 @@ from agents.shopping.state import (
     ShopState,
     cache_products,
 )
-from agents.shopping.tools import READ_TOOLS, ShopServices, asked_store, make_tools, remember_store, status
+from agents.shopping.tools import (
+    READ_TOOLS,
+    ShopServices,
+    asked_store,
+    make_tools,
+    remember_store,
+    status,
+    store_in_place,
+)
 from bot.agent import AgentDeps
 from bot.faults import FaultClass, TurnFailed
 from bot.history import BoundedStateGraph
@@ -203,6 +211,8 @@ class ShopNodes:
             if await remember_store(store, context["user_id"], asked):
                 notes.append(say("store_saved", lang, store=asked.name))
                 city_note = None
+        elif intent == "inventory" and (there := store_in_place(await store.stores(), text)) is not None:
+            turn["store_id"] = there.id  # "in stock in Shibuya?": the Shibuya store first, not saved as theirs
         if city_note:
             notes.append(city_note)
         workflow = WORKFLOW_OF.get(intent, "search")

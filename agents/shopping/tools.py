@@ -193,17 +193,20 @@ def _store_phrase(name: str) -> str:
     return r"\s+".join(re.escape(w) for w in name.split())
 
 
+def _own_names(stores: Sequence[Store]) -> list[tuple[Store, str]]:
+    """Each store with the part of its name that sets it apart from the others ("Umeda" of
+    "Concierge Shop Umeda"; "" when there is none)."""
+    words = [s.name.split() for s in stores]
+    common = set.intersection(*(set(w) for w in words)) if len(stores) > 1 else set()
+    return [(s, " ".join(w for w in name_words if w not in common)) for s, name_words in zip(stores, words, strict=True)]
+
+
 def named_store(stores: Sequence[Store], text: str) -> Store | None:
     """The store the text picks: its id or full name anywhere, or the part of its name that sets it
     apart from the others ("Umeda" of "Concierge Shop Umeda") where a store is meant ("at Umeda",
     "the Umeda store", "my store is Umeda", 「梅田店」), so "I'm in Shibuya" (「渋谷にいます」)
     names a place, not a store."""
-    if not stores:
-        return None
-    words = [s.name.split() for s in stores]
-    common = set.intersection(*(set(w) for w in words)) if len(stores) > 1 else set()
-    for s, name_words in zip(stores, words, strict=True):
-        own = " ".join(w for w in name_words if w not in common)
+    for s, own in _own_names(stores):
         patterns = [rf"(?<!{LATIN_WORD}|-){re.escape(s.id)}(?!{LATIN_WORD}|-)", rf"\b{_store_phrase(s.name)}\b"]
         if own:
             part = _store_phrase(own)
@@ -212,6 +215,15 @@ def named_store(stores: Sequence[Store], text: str) -> Store | None:
             for ja in STORE_DISTRICTS_JA.get(own, ()):  # 「梅田店」「梅田の店舗」「店舗は梅田」
                 patterns += [rf"{ja}(?:店|の(?:お?店|店舗))", rf"店(?:舗)?は{ja}"]
         if any(rule(p).search(text) for p in patterns):
+            return s
+    return None
+
+
+def store_in_place(stores: Sequence[Store], text: str) -> Store | None:
+    """The store in the district the text names as a place ("in stock in Shibuya?", 「渋谷にある？」):
+    a stock answer lists it first, without taking it for the shopper's own store."""
+    for s, own in _own_names(stores):
+        if own and (rule(rf"\b{_store_phrase(own)}\b").search(text) or any(ja in text for ja in STORE_DISTRICTS_JA.get(own, ()))):
             return s
     return None
 

@@ -419,3 +419,15 @@ async def test_the_cart_says_what_a_coupon_took_off(runtime: ConversationRuntime
     cart = final(await say(runtime, "what's in my cart?", user="c1", thread="c1"))
     assert cart.text == (f"Your cart:\n• 3 × {first['name']} — ${3 * first['price']:.2f}\n"
                          f"• Coupon AUDIO15: −${applied['discount']:.2f}\nTotal: ${applied['total']:.2f}")
+
+
+@pytest.mark.parametrize(
+    ("text", "user"), [("/shop is earbuds-002 in stock in Shibuya?", "p1"), ("/shop earbuds-002の在庫は渋谷にある？", "p2")]
+)
+async def test_stock_in_a_stores_district_lists_that_store_first(
+    runtime: ConversationRuntime, store: CatalogStore, text: str, user: str
+) -> None:
+    """It listed Shinjuku and Ginza (nearer Tokyo's centre) before the Shibuya store asked about."""
+    answer = final(await say(runtime, text, user=user, thread=user))
+    assert answer.text.splitlines()[1].startswith("• Concierge Shop Shibuya")
+    assert (await store.get_prefs(user)).store_id is None  # a place named, not a store picked
