@@ -42,6 +42,11 @@ class District:
     price_factor: float  # relative to the city's base price
     aliases: tuple[str, ...] = ()
 
+    @property
+    def point(self) -> Landmark:
+        """The district's centre, ranked like a sight: "which is closest to Gion?"."""
+        return Landmark(self.name, self.lat, self.lon, self.aliases)
+
 
 @dataclass(frozen=True)
 class City:
@@ -293,9 +298,12 @@ def suggest_cities(text: str, n: int = 3) -> list[str]:
 
 
 def find_landmark(text: str, city: City | None = None) -> tuple[City, Landmark] | None:
-    """A landmark by name, searched in `city` or else in every city; a city's centre too."""
+    """A landmark by name, searched in `city` or else in every city; a city's centre too, and in a
+    city given, a district's centre ("closest to Gion")."""
     for candidate in (city,) if city else _CITY_LIST:
-        landmark = candidate.landmark(text) or candidate.centre_named(text, by_alias=city is not None)
+        district = candidate.district(text) if city else None
+        landmark = (candidate.landmark(text) or candidate.centre_named(text, by_alias=city is not None)
+                    or (district.point if district else None))
         if landmark:
             return candidate, landmark
     return None

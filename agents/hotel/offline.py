@@ -366,7 +366,9 @@ class HotelSkill:
 
         landmark_city = city or (geo.find_city(conversation.last_city) if conversation.last_city else None)
         landmark = detect_landmark(text, landmark_city) if _NEAR_WORDS.search(text) else None
-        new_search = city is not None or extract_stay(text, conversation.today) is not None or previous is None
+        # The city searched last, named again ("closest to Kyoto Station" after Kyoto), is no new search.
+        new_city = city is not None and city.name != conversation.last_city
+        new_search = new_city or extract_stay(text, conversation.today) is not None or previous is None
 
         if _AGGREGATE_WORDS.search(text) and (city or landmark_city):
             target = city or landmark_city
@@ -379,6 +381,9 @@ class HotelSkill:
                 args |= {"check_in": stay.check_in.isoformat(), "check_out": stay.check_out.isoformat()}
             return _calls(("aggregate_hotels", args))
 
+        if landmark is None and not new_search and landmark_city and _NEAR_WORDS.search(text) \
+                and (district := landmark_city.district(detect_district(text, landmark_city) or "")) is not None:
+            landmark = landmark_city, district.point  # "which is closest to Gion?": ranked, not a new search in Gion
         if landmark is not None and not new_search:
             return _calls(("hotels_near_landmark", {"landmark": landmark[1].name, "city": landmark[0].name}))
 

@@ -91,7 +91,8 @@ class HotelDetailsArgs(BaseModel):
 
 
 class HotelsNearLandmarkArgs(BaseModel):
-    """Rank hotels by distance to a landmark: the last search's results in that city, else all."""
+    """Rank hotels by distance to a landmark (a sight, the city centre, or a district of `city`): the
+    last search's results in that city, else all."""
 
     landmark: str
     city: str | None = None

@@ -212,6 +212,29 @@ async def test_the_place_patterns_are_compiled_off_the_event_loop_before_the_fir
 # --- follow-ups ------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize(
+    ("first", "then", "point"),
+    [("Kyoto next weekend for 2", "which one is closest to Kyoto Station?", "Kyoto Station"),
+     ("Kyoto next weekend for 2", "which is nearest to Gion?", "Gion"),
+     ("京都 来週末 2名", "祇園に一番近いのは？", "Gion")],
+)
+async def test_follow_up_closest_to_a_district_ranks_the_earlier_results(
+    session: Session, recording: RecordingStore, first: str, then: str, point: str
+) -> None:
+    """It was a new search inside the district, sorted by rating ("Kyoto Station" names Kyoto too)."""
+    await session.say(first)
+    earlier = set((await session.state())["metadata"]["memory"][0]["hotel_ids"])
+    final = await session.say(then)
+    assert [(c["name"], c["args"]["landmark"]) for c in session.tool_calls] == [("hotels_near_landmark", point)]
+    assert len(recording.searches) == 1 and {h["id"] for h in final.data["hotels"]} <= earlier
+    from agents.hotel.geo import CITIES, find_landmark, haversine_km
+
+    district = CITIES["kyoto"].district(point)
+    assert district is not None and find_landmark(point, CITIES["kyoto"]) == (CITIES["kyoto"], district.point)
+    km = [haversine_km(h["latitude"], h["longitude"], district.lat, district.lon) for h in final.data["hotels"]]
+    assert km == sorted(km)
+
+
 async def test_follow_up_closest_to_a_landmark_ranks_the_earlier_results(
     session: Session, recording: RecordingStore
 ) -> None:
