@@ -57,6 +57,7 @@ _NEAR_WORDS = rule(
     r"\b(?:near(?:est|er|by)?|close(?:st|r)?\s+to|next\s+to|walk(?:ing)?\s+distance|by\s+the|around\s+the|"
     r"distance|far\s+from|closest|view\s+of)\b|近く|近い|そば|最寄り|歩いて"
 )
+_MAP_WORDS = rule(r"\bmaps?\b|地図|マップ")
 _BOOK_WORDS = rule(r"\b(?:book(?:ing)?|reserve|reservation)\b|予約")
 # What a hotel's booking terms say, which the hotel data does not hold.
 _TERMS_WORDS = rule(
@@ -351,6 +352,11 @@ class HotelSkill:
             return AIMessage(content=say("cannot_book_named" if name else "cannot_book", language, name=name))
         if city is None and reading.place is None and _TERMS_WORDS.search(text) and not _searches(text, conversation.today):
             return AIMessage(content=say("no_terms", language))
+        if previous and city is None and reading.place is None and _MAP_WORDS.search(text) \
+                and not _searches(text, conversation.today):  # "show me the map": the last search again, its map with it
+            again = self._search_args(text, conversation, None, reading)
+            if isinstance(again, dict):
+                return _calls(("search_hotels", again))
         if conversation.shown and (ordinal or _DETAIL_WORDS.search(text)) and city is None:
             shown = [name for name, _ in conversation.shown]
             several = [name for name in (_at(shown, n) for n in extract_ordinals(text)) if name]

@@ -12,6 +12,7 @@ import pytest
 
 from agents.hotel import geo
 from agents.hotel.extract import Stay, extract_guests, extract_price_range, extract_stay
+from agents.hotel.map import map_for
 from agents.hotel.offline import detect_amenities, detect_district
 from agents.hotel.phrasebook import not_used
 from bot.locale import currency_for_locale, language_of
@@ -223,3 +224,15 @@ def test_a_district_and_pets_written_against_japanese() -> None:
     london = geo.find_city("London")
     assert london is not None and detect_district("Shoreditchで来週末", london) == "Shoreditch"
     assert detect_amenities("petsと一緒に泊まりたい") == ["pet-friendly"]
+
+
+@pytest.mark.parametrize(("first", "then"), [("Tokyo next weekend for 2", "show me the map"), ("京都 来週末 2名", "地図を見せて")])
+async def test_the_map_asked_for_is_the_last_search_again(session: Session, first: str, then: str) -> None:  # noqa: F811
+    """It was "Anything else? …": the map goes with the hotels recommended, so they are found again."""
+    shown = await session.say(first)
+    searched = session.tool_calls[0]["args"]
+    again = await session.say(then)
+    assert [(c["name"], c["args"]) for c in session.tool_calls] == [("search_hotels", searched)]
+    assert again.data["hotels"] == shown.data["hotels"] and again.text == shown.text
+    drawn = map_for(await session.state())
+    assert drawn is not None and len(drawn.hotels) == len(shown.data["hotels"])
