@@ -269,7 +269,7 @@ class ShopNodes:
     async def _with_feature(store: Any, feature: Feature, shown: list[dict[str, Any]], lang: Language) -> str:
         """Which of the products shown have a quality, by their place in the list."""
         products = {p.id: p for p in await store.get_products([p["id"] for p in shown])}
-        verdicts = [(i + 1, products[p["id"]], has_feature(feature, products[p["id"]]))
+        verdicts = [(i + 1, products[p["id"]], has_feature(feature, products[p["id"]].specs))
                     for i, p in enumerate(shown) if p["id"] in products]
         if all(has is None for _, _, has in verdicts):
             return say("rank_unlisted", lang, count=len(shown))

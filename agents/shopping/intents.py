@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agents.shopping.phrasebook import say, spec_units, usual_spelling
+from agents.shopping.phrasebook import say, spec_label, spec_parts, spec_units, usual_spelling
 from agents.shopping.render import display_name, product_name
 from bot.locale import LATIN_WORD, Language, is_japanese, rule
 from bot.offline.extract import ORDINAL_WORDS, extract_min_rating, extract_price_range, parse_number
@@ -32,6 +32,10 @@ AGENTIC: frozenset[str] = frozenset({"inventory", "purchase", "apply_coupon", "o
 _JA_COUNTERS = "個|つ|点|台|本|枚|足|着|冊|箱|袋|セット|ペア"  # counters a quantity is said with (2個, 2足, 2着…)
 _CART = r"(?:カート|cart|basket)"  # 「cartに入れて」: the English word in a Japanese sentence too
 
+# What a question about one product names it by: "does it have…", "is the first one…", "the cheaper one".
+_SUBJECT = (rf"(?:it|they|this|that|the\s+(?:{'|'.join(sorted(ORDINAL_WORDS, key=len, reverse=True))}|cheaper|cheapest"
+            r"|better[- ]rated)|#\d)(?:\s+one)?")
+
 # intent → patterns (case-insensitive); each match adds its weight.
 PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
     "search": (
@@ -45,9 +49,10 @@ PATTERNS: dict[str, tuple[tuple[str, float], ...]] = {
     ),
     "specs": (
         (r"\bspecs?\b|\bspecifications?\b|\bdimensions?\b|\bweigh(?:t|s)?\b|\bhow (?:big|heavy|much ram|much storage)\b", 2.0),
-        (r"\b(ram|storage|screen size|resolution|battery (?:life|capacity)|material|wattage|capacity)\b", 1.0),
-        (r"\b(does it (?:have|support|come with)|is it (?:waterproof|compatible))\b", 1.5),
+        (r"\b(ram|storage|screen size|resolution|battery (?:life|capacity)|material|wattage|capacity|cpu|processor|ports?)\b", 1.0),
+        (rf"\b(?:does|do)\s+{_SUBJECT}\s+(?:have|support|come with)\b|\bis\s+{_SUBJECT}\s+(?:waterproof|compatible)\b", 2.5),
         (r"仕様|スペック|重さ|サイズは|容量|対応して|防水", 2.0),
+        (r"(?<!在庫)(?:は|って)(?:ある|あります|付いてる|付いています|ついてる|ついています)(?:か)?[？?]?$", 2.0),  # 「ノイキャンはある？」
         (r"\b(?:what|which)\s+(?:colou?rs?|sizes?|variants?|options)\b|\b(?:does|do)\s+(?:it|they|this|that)\s+come\s+in\b"
          r"|何色|色は|カラーは|サイズ展開|(?:色|サイズ)(?:は)?(?:何|どれ)が", 2.0),
     ),
@@ -130,7 +135,7 @@ def classify(text: str) -> Classification:
             scores[intent] = score
     if extract_price_range(text) is not None or category_of(text) is not None:
         scores["search"] = scores.get("search", 0.0) + 1.0
-    elif _ABOUT.search(text) and _points_at_product(text):  # "tell me more about the second one"
+    elif (_ABOUT.search(text) or _HAS_IT.search(text)) and _points_at_product(text):  # "tell me more about the second one"
         scores["specs"] = scores.get("specs", 0.0) + 2.0
     if "apply_coupon" in scores:
         scores.pop("coupons", None)
@@ -393,16 +398,70 @@ _WHICH_OF_THEM = rule(
 
 def asked_feature(text: str) -> Feature | None:
     """The yes-or-no quality the text asks the products shown about ("which one is waterproof?")."""
-    if not _WHICH_OF_THEM.search(text):
-        return None
+    return named_feature(text) if _WHICH_OF_THEM.search(text) else None
+
+
+def named_feature(text: str) -> Feature | None:
+    """The yes-or-no quality the text names ("waterproof", 「防水」), asked of anything."""
     return next((feature for pattern, feature in _FEATURES if pattern.search(text)), None)
 
 
-def has_feature(feature: Feature, product: Product) -> bool | None:
-    """Whether the product has it; None when its specs do not say."""
-    said = [re.search(pattern, product.specs[key], re.IGNORECASE) is not None
-            for key, pattern in feature.checks if key in product.specs]
+def has_feature(feature: Feature, specs: Mapping[str, str]) -> bool | None:
+    """Whether a product with these specs has it; None when they do not say."""
+    said = [re.search(pattern, str(specs[key]), re.IGNORECASE) is not None for key, pattern in feature.checks if key in specs]
     return any(said) if said else None
+
+
+# Words shoppers ask a spec by that its label does not hold ("how heavy", 「何キロ」), as a word of
+# the label they mean.
+_SPEC_SYNONYMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
+    (rule(pattern), word) for pattern, word in (
+        (r"\bheavy\b|\bweigh(?:s|t)?\b|\blight(?:weight)?\b(?!\s*bulb)|重さ|重い|軽い|何キロ|何グラム", "weight"),
+        (r"\bmemory\b|メモリ", "ram"),
+        (r"\bprocessor\b|\bchip\b|プロセッサ|CPU", "cpu"),
+        (r"\bbacklit\b|バックライト", "backlight"),
+        (r"\bwater[- ]?(?:proof|resistant|resistance)\b|\bsplash\b|防水|防滴", "water"),
+        (r"\bbattery\b|\bcharge\b|電池|バッテリー", "battery"),
+        (r"\bnoise[- ]cancel+(?:ing|ation)?\b|\bANC\b|ノイズキャンセリング|ノイキャン", "noise"),
+        (r"\bscreen\b|画面", "screen"),
+    )
+)
+# "does it have a backlit keyboard?", "is the first one waterproof?": the quality asked about, yes or no.
+_HAS_IT = rule(
+    rf"\b(?:does|do)\s+{_SUBJECT}\s+(?:have|support|come\s+with|include|work\s+with)\s+(?P<x>[^?.!,;]{{2,60}}?)\s*[?.!]*$"
+    rf"|\b(?:is|are)\s+{_SUBJECT}\s+(?P<y>[^?.!,;]{{2,60}}?)\s*[?.!]*$"
+    r"|(?:は|って)\s*(?P<y2>[^は？?。、]{1,20}?)(?:機能)?(?:ですか|でしょうか|ある|あります|付き|対応|なの)?か?[？?]$"  # 「1番目は防水？」
+    r"|^(?:[^は？?。、]*の)?(?P<x2>[^は？?。、の]{1,20}?)(?:は|って)(?:ある|あります|付いてる|付いています|ついてる|ついています)か?[？?]?$"  # 「マイクは付いてる？」
+)
+
+
+def asked_specs(text: str, keys: Sequence[str], lang: Language = "en") -> list[str]:
+    """The spec keys of `keys` the question names: every word of a key's English label ("Battery
+    (hours)" → battery) or its Japanese label, said or meant ("how heavy is it?" → weight_kg,
+    「重さは？」 → weight_g)."""
+    lowered = usual_spelling(text.lower())
+    said = {word for pattern, word in _SPEC_SYNONYMS if pattern.search(text)}
+    words = set(re.findall(r"[a-z]+", lowered)) | said
+    found = []
+    for key in keys:
+        label = spec_label(key).lower().split(" (")[0]
+        named = [w for w in re.findall(r"[a-z]+", label) if len(w) >= 3]
+        ja = spec_parts(key, "", "ja")[0].split("（")[0]
+        meant = named and named[0] in said  # "how heavy" → every weight; "waterproof" → water resistance
+        if meant or (named and all(w in words or w.rstrip("s") in words for w in named)) or (len(ja) >= 2 and ja in text):
+            found.append(key)
+    return found
+
+
+def asked_quality(text: str) -> tuple[Literal["has", "is"], str] | None:
+    """What a yes-or-no question asks the product to have or be, as written: ("has", "a backlit
+    keyboard"), ("is", "dishwasher safe")."""
+    match = _HAS_IT.search(text.strip())
+    if match is None:
+        return None
+    if match.group("x") or match.group("x2"):
+        return "has", (match.group("x") or match.group("x2")).strip()
+    return "is", (match.group("y") or match.group("y2")).strip()
 
 
 def spec_rank(text: str) -> SpecRank | None:

@@ -16,10 +16,14 @@ from typing import Any
 from langchain_core.messages import AIMessage, ToolMessage
 
 from agents.shopping.intents import (
+    asked_quality,
+    asked_specs,
     category_of,
     classify,
     extract_fulfillment,
     extract_quantity,
+    has_feature,
+    named_feature,
     place_named,
     review_topic,
     search_filters,
@@ -149,6 +153,16 @@ def compose(results: list[ToolMessage], text: str) -> str:
         variants = ("、" if lang == "ja" else ", ").join(v["label"] for v in data.get("variants") or [])
         lines = [say("details_head", lang, name=display_name(data, lang), brand=data.get("brand", ""),
                      price=money(data["price"], data["currency"]), rating=data["rating"])]
+        all_specs: dict[str, Any] = data.get("specs") or {}
+        asked = asked_specs(text, list(all_specs), lang)  # "how heavy is it?": the weight first
+        feature = named_feature(text) if asked_quality(text) else None
+        verdict = has_feature(feature, all_specs) if feature is not None else None
+        if asked or verdict is not None:
+            said = ("、" if lang == "ja" else "; ").join(spec_text(k, all_specs[k], lang) for k in asked)
+            yes_no = "" if verdict is None else say("yes" if verdict else "no", lang)
+            lines.insert(0, yes_no + said + ("。" if lang == "ja" else "."))
+        elif quality := asked_quality(text):  # a quality its specs do not list: said, not guessed
+            lines.insert(0, say(f"not_in_specs_{quality[0]}", lang, name=display_name(data, lang), quality=quality[1]))
         for key, listed in (("specs", specs), ("variants", variants), ("delivery", ways)):
             if listed:
                 lines.append(say(key, lang, items=listed))

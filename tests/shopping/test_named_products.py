@@ -333,9 +333,10 @@ def test_waterproof_is_an_immersion_rating_and_splashes_are_only_water_resistanc
     assert waterproof is not None and resistant is not None
     splash = next(p for p in CATALOG if p.specs.get("water_resistance") == "IPX4")
     swim = next(p for p in CATALOG if p.specs.get("water_resistance") == "5 ATM")
-    assert (has_feature(waterproof, splash), has_feature(waterproof, swim)) == (False, True)
-    assert has_feature(resistant, splash) is True
-    assert has_feature(waterproof, next(p for p in CATALOG if not ({"water_resistance", "waterproof"} & set(p.specs)))) is None
+    assert (has_feature(waterproof, splash.specs), has_feature(waterproof, swim.specs)) == (False, True)
+    assert has_feature(resistant, splash.specs) is True
+    dry = next(p for p in CATALOG if not ({"water_resistance", "waterproof"} & set(p.specs)))
+    assert has_feature(waterproof, dry.specs) is None
 
 
 async def test_which_of_the_products_shown_are_foldable(runtime: ConversationRuntime, store: CatalogStore) -> None:

@@ -431,3 +431,29 @@ async def test_stock_in_a_stores_district_lists_that_store_first(
     answer = final(await say(runtime, text, user=user, thread=user))
     assert answer.text.splitlines()[1].startswith("• Concierge Shop Shibuya")
     assert (await store.get_prefs(user)).store_id is None  # a place named, not a store picked
+
+
+@pytest.mark.parametrize(
+    ("search", "question", "first_line"),
+    [("/shop laptop under $1000", "how heavy is the first one?", "Weight (kg): {weight_kg}."),
+     ("/shop laptop under $1000", "what CPU does the first one have?", "CPU: {cpu}."),
+     ("/shop laptop under $1000", "does the first one have a backlit keyboard?",
+      "The specs listed for {name} do not say whether it has a backlit keyboard."),
+     ("/shop wireless earbuds under $100", "is the first one waterproof?", "{verdict} — Water resistance: {water_resistance}."),
+     ("/shop ワイヤレスイヤホン", "1番目の重さは？", "片耳の重さ（g）: {weight_g_per_bud}。"),
+     ("/shop ワイヤレスイヤホン", "1番目のマイクは付いてる？", "{name_ja}の仕様には「マイク」についての記載がありません。")],
+)
+async def test_a_question_about_one_spec_is_answered_first(
+    runtime: ConversationRuntime, store: CatalogStore, search: str, question: str, first_line: str
+) -> None:
+    """"how heavy is it?", "does it have a backlit keyboard?", "is it waterproof?" all got the same
+    eight specs, the one asked about among them or not; 「マイクは付いてる？」 got the help text."""
+    thread = f"s{abs(hash(question)) % 10_000}"
+    shown = final(await say(runtime, search, user=thread, thread=thread)).data["products"][0]
+    product = await store.get_product(shown["id"])
+    assert product is not None
+    answer = final(await say(runtime, question, user=thread, thread=thread))
+    waterproof = re.fullmatch(r"IP[X\d][78]|\d+\s*ATM", product.specs.get("water_resistance", ""))
+    assert answer.text.splitlines()[0] == first_line.format(
+        **product.specs, name=product.name, name_ja=product.name_ja,
+        verdict="Yes" if waterproof else "No")
