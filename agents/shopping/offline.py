@@ -155,13 +155,14 @@ def compose(results: list[ToolMessage], text: str) -> str:
                      price=money(data["price"], data["currency"]), rating=data["rating"])]
         all_specs: dict[str, Any] = data.get("specs") or {}
         asked = asked_specs(text, list(all_specs), lang)  # "how heavy is it?": the weight first
-        feature = named_feature(text) if asked_quality(text) else None
+        quality = asked_quality(text)  # "is it waterproof?", "does it have a backlit keyboard?"
+        feature = named_feature(text) if quality else None
         verdict = has_feature(feature, all_specs) if feature is not None else None
         if asked or verdict is not None:
             said = ("、" if lang == "ja" else "; ").join(spec_text(k, all_specs[k], lang) for k in asked)
             yes_no = "" if verdict is None else say("yes" if verdict else "no", lang)
             lines.insert(0, yes_no + said + ("。" if lang == "ja" else "."))
-        elif quality := asked_quality(text):  # a quality its specs do not list: said, not guessed
+        elif quality:  # a quality its specs do not list: said, not guessed
             lines.insert(0, say(f"not_in_specs_{quality[0]}", lang, name=display_name(data, lang), quality=quality[1]))
         for key, listed in (("specs", specs), ("variants", variants), ("delivery", ways)):
             if listed:
