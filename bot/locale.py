@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Callable
 from typing import Literal
 
 Language = Literal["ja", "en"]
@@ -33,13 +34,18 @@ def rule(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
     is also where a Latin letter or digit meets kana or kanji, as if a space stood between; every
     edge Python sees stays one (「いいえ」 ends at the end of the text). `\b` inside a character
     class (a backspace) and `\\b` (a backslash, then b) are left as written."""
+    return re.compile(_rewrite(pattern, _edge), flags)
+
+
+def _rewrite(pattern: str, edge: Callable[[str, int], str]) -> str:
+    """`pattern` with each `\\b` outside a character class replaced by `edge(pattern, where)`."""
     out: list[str] = []
     at, class_start = 0, -1  # where the character class being read opened, -1 outside one
     while at < len(pattern):
         ch = pattern[at]
         if ch == "\\":
             pair = pattern[at : at + 2]
-            out.append(_edge(pattern, at) if pair == "\\b" and class_start < 0 else pair)
+            out.append(edge(pattern, at) if pair == "\\b" and class_start < 0 else pair)
             at += 2
             continue
         if class_start < 0 and ch == "[":
@@ -48,20 +54,57 @@ def rule(pattern: str, flags: int = re.IGNORECASE) -> re.Pattern[str]:
             class_start = -1  # a "]" first in the class ("[]…]", "[^]…]") is a literal
         out.append(ch)
         at += 1
-    return re.compile("".join(out), flags)
+    return "".join(out)
 
 
 def _edge(pattern: str, at: int) -> str:
     r"""What the `\b` at `at` becomes. Next to a Latin letter the pattern spells out (`\bANC`,
-    `ANC\b`) the edge is one-sided and costs what Python's `\b` does: the text's character on the
-    other side is no Latin letter or digit. Elsewhere (`\b(?:…)`, `s?\b`) it is the general one."""
+    `ANC\b`), or before a group each alternative of which opens with one (`\b(?:this|next)`), the
+    edge is one-sided and costs what Python's `\b` does: the text's character on the other side is
+    no Latin letter or digit. Elsewhere (`\b\d`, `s?\b`, `\b(?:the\s+)?day`) it is the general one."""
     before = pattern[at - 1] if at >= 1 and (at < 2 or pattern[at - 2] != "\\") else ""
-    after, then = pattern[at + 2 : at + 3], pattern[at + 3 : at + 4]
     if _LITERAL.fullmatch(before):
         return f"(?!{LATIN_WORD})"
-    if _LITERAL.fullmatch(after) and then not in ("?", "*", "{"):
+    if _opens_with_letter(pattern, at + 2):
         return f"(?<!{LATIN_WORD})"
     return _BOUNDARY
+
+
+def _opens_with_letter(pattern: str, at: int) -> bool:
+    """Whether what the pattern matches from `at` surely opens with a Latin letter or digit: a
+    letter it spells out, not optional ("ANC", "x+"), or a group every alternative of which does
+    ("(?:this|next) ", "(?P<w>first|1st)")."""
+    first, then = pattern[at : at + 1], pattern[at + 1 : at + 2]
+    if _LITERAL.fullmatch(first):
+        return then not in ("?", "*", "{")
+    if first != "(":
+        return False
+    body = at + 1
+    if pattern.startswith("?:", body):
+        body += 2
+    elif pattern.startswith("?P<", body):
+        body = pattern.find(">", body) + 1
+    elif pattern.startswith("?", body):
+        return False  # a lookaround or inline flags: matches no letter of its own
+    depth, starts, i = 0, [body], body
+    while i < len(pattern):
+        ch = pattern[i]
+        if ch == "\\":
+            i += 2
+            continue
+        if ch == "[":  # a class may hold ( ) |
+            i = pattern.find("]", i + 2) + 1 or len(pattern)
+            continue
+        if ch == "(":
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+        elif ch == ")":
+            return pattern[i + 1 : i + 2] not in ("?", "*", "{") and all(_opens_with_letter(pattern, s) for s in starts)
+        elif ch == "|" and not depth:
+            starts.append(i + 1)
+        i += 1
+    return False
 
 
 _LITERAL = re.compile(r"[0-9A-Za-z_]")
