@@ -11,6 +11,7 @@ from bot.offline.extract import (
     extract_min_rating,
     extract_ordinal,
     extract_price_range,
+    only_thanks,
     parse_number,
 )
 
@@ -186,3 +187,13 @@ def test_every_position_a_text_points_at() -> None:
     assert extract_ordinals("the difference between the first and the second") == [1, 2]
     assert extract_ordinals("compare #3 with the last and #3 again") == [3, -1]
     assert extract_ordinals("1番目と3番目") == [1, 3] and extract_ordinals("no position") == []
+
+
+@pytest.mark.parametrize(
+    ("text", "thanks"),
+    [("thanks!", True), ("ok, thank you so much", True), ("Thank you again.", True), ("ありがとうございます！", True),
+     ("了解、ありがとう", True), ("thanks, now cheaper ones?", False), ("no thanks", False), ("thanks for nothing, find Paris", False),
+     ("ありがとう、京都も探して", False), ("", False)],
+)
+def test_a_message_that_only_thanks(text: str, thanks: bool) -> None:
+    assert only_thanks(text) is thanks

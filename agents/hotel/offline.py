@@ -37,7 +37,7 @@ from agents.hotel.store import (
 from agents.hotel.understand import Reading, read_places
 from bot.locale import LATIN_WORD, Language, is_japanese, language_of, rule
 from bot.offline import extract as core_extract
-from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal, extract_ordinals
+from bot.offline.extract import PriceRange, extract_min_rating, extract_ordinal, extract_ordinals, only_thanks
 from bot.offline.model import OfflineRequest, tool_call
 from bot.tools import degraded
 
@@ -368,7 +368,7 @@ class HotelSkill:
 
         if (city is None and previous is not None and reading.place is None and unknown_place(text) is None
                 and not has_hotel_request(text, conversation.today)):
-            return AIMessage(content=say("anything_else", language))
+            return AIMessage(content=say("welcome" if only_thanks(text) else "anything_else", language))
 
         landmark_city = city or (geo.find_city(conversation.last_city) if conversation.last_city else None)
         landmark = detect_landmark(text, landmark_city) if _NEAR_WORDS.search(text) else None

@@ -88,6 +88,10 @@ TEXTS: dict[str, dict[Language, str]] = {
         "en": "I can't make bookings: I search hotels and compare them. To stay at {name}, book with the hotel or a booking site.",
         "ja": "予約はできません（ホテルの検索と比較のみ行います）。{name}に泊まるには、ホテルまたは予約サイトでご予約ください。",
     },
+    "welcome": {
+        "en": "You're welcome! Ask me any time for cheaper options, details of a hotel, the closest to a sight, or another city.",
+        "ja": "どういたしまして！ もっと安いホテル、ホテルの詳細、名所に近い順、別の都市の検索もいつでもどうぞ。",
+    },
     "anything_else": {
         "en": ("Anything else? I can look for cheaper options, tell you more about one of these hotels, "
                "find the closest to a landmark, or search another city."),

@@ -32,6 +32,7 @@ from agents.shopping.models import CATALOG_CURRENCY
 from agents.shopping.phrasebook import fulfillment_word, retell, say, spec_text, tool_word
 from agents.shopping.render import display_name, price_text
 from bot.locale import Language, is_japanese
+from bot.offline.extract import only_thanks
 from bot.offline.model import OfflineRequest, tool_call
 from bot.tools import degraded
 
@@ -74,6 +75,8 @@ class ShopSkill:
             if intent == "other" and category_of(text):
                 intent = "search"
             tool = INTENT_TOOL.get(intent)
+            if tool is None and only_thanks(text):
+                return AIMessage(content=say("welcome", "ja" if is_japanese(text) else "en"))
             if tool is None:
                 return AIMessage(content=HELP_JA if is_japanese(text) else HELP)
             args: dict[str, Any] = {}

@@ -78,6 +78,8 @@ TEXTS: dict[str, dict[Language, str]] = {
     "store_lacks_stock": {"en": "{store} does not have enough in stock; pick it up at a store that does.",
                           "ja": "{store}には十分な在庫がないため、在庫のある店舗で受け取ってください。"},
     # --- the offline model's answers ------------------------------------------------------------------
+    "welcome": {"en": "You're welcome! Ask me any time about products, reviews, stock or your cart.",
+                "ja": "どういたしまして！ 商品、レビュー、在庫、カートのことはいつでもどうぞ。"},
     "sorry": {"en": "Sorry — {error}", "ja": "すみません、{error}"},
     "no_products": {"en": "No products match that. Try fewer words or a higher budget.",
                     "ja": "条件に合う商品が見つかりませんでした。予算を上げるか、言葉を減らしてみてください。"},

@@ -348,6 +348,21 @@ def extract_min_rating(text: str) -> MinRating | None:
     return MinRating(value, scale)
 
 
+# --- thanks ---------------------------------------------------------------------------------
+
+# A message that thanks and asks nothing more: "thanks!", "ok, thank you so much", 「ありがとうございます」.
+_ONLY_THANKS = rule(
+    r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool|nice)[,!.]?\s*)?(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)"
+    r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|again))?[\s!.~]*$"
+    r"|^\s*(?:(?:了解|わかりました|助かりました)[、。!！]?\s*)?(?:ありがとう(?:ございます|ございました)?|どうも|感謝します?)[\s!！。~〜]*$"
+)
+
+
+def only_thanks(text: str) -> bool:
+    """Whether the message thanks and asks nothing more."""
+    return bool(_ONLY_THANKS.match(text))
+
+
 # --- ordinals --------------------------------------------------------------------------------
 
 ORDINAL_WORDS = {

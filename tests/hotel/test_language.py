@@ -236,3 +236,10 @@ async def test_the_map_asked_for_is_the_last_search_again(session: Session, firs
     assert again.data["hotels"] == shown.data["hotels"] and again.text == shown.text
     drawn = map_for(await session.state())
     assert drawn is not None and len(drawn.hotels) == len(shown.data["hotels"])
+
+
+async def test_thanks_in_japanese_are_acknowledged_in_japanese(session: Session) -> None:  # noqa: F811
+    """It was 「ほかにご希望はありますか？ …」, as for any message the planner could not read."""
+    await session.say("京都 来週末 2名")
+    answer = await session.say("ありがとうございます")
+    assert answer.text.startswith("どういたしまして！") and not session.tool_calls

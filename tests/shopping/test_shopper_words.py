@@ -457,3 +457,10 @@ async def test_a_question_about_one_spec_is_answered_first(
     assert answer.text.splitlines()[0] == first_line.format(
         **product.specs, name=product.name, name_ja=product.name_ja,
         verdict="Yes" if waterproof else "No")
+
+
+@pytest.mark.parametrize(("text", "welcome"), [("thanks!", "You're welcome!"), ("ありがとうございます", "どういたしまして！")])
+async def test_thanks_are_acknowledged(runtime: ConversationRuntime, text: str, welcome: str) -> None:
+    """It was the help text ("I'm the shop assistant (offline model). Try: …")."""
+    await say(runtime, "/shop wireless earbuds", user="t1", thread=f"t{len(text)}")
+    assert final(await say(runtime, text, user="t1", thread=f"t{len(text)}")).text.startswith(welcome)
