@@ -228,7 +228,7 @@ def yes_or_no(text: str) -> Literal["yes", "no"] | None:
     return None
 
 
-_COUPON_CODE = re.compile(r"(?<![A-Za-z0-9])([A-Z][A-Z0-9]{3,19})(?![A-Za-z0-9])")  # 「クーポンAUDIO15を」 too
+_COUPON_CODE = re.compile(rf"(?<!{LATIN_WORD})([A-Z][A-Z0-9]{{3,19}})(?!{LATIN_WORD})")  # 「クーポンAUDIO15を」 too
 
 
 def extract_coupon_code(text: str) -> str | None:
@@ -374,6 +374,7 @@ class Feature:
 
 
 _WATERPROOF = r"^(?:IP[X\d][78]|\d+\s*ATM|yes)$"
+_NOISE_CANCELLING = r"\bnoise[- ]cancel+(?:ing|ation)?\b|\bANC\b|ノイズキャンセリング|ノイキャン"  # a Feature, and a spec asked about
 # "which one is waterproof?", "do any of them have GPS?", 「防水なのはどれ？」: over the products shown.
 _FEATURES: tuple[tuple[re.Pattern[str], Feature], ...] = tuple(
     (rule(pattern), feature) for pattern, feature in (
@@ -383,7 +384,7 @@ _FEATURES: tuple[tuple[re.Pattern[str], Feature], ...] = tuple(
                                              ("waterproof", "^yes$")))),
         (r"\b(?:built[- ]in\s+)?gps\b|GPS", Feature("built-in GPS", "GPS内蔵", (("gps", "^built-in"),))),
         (r"\bheart[- ]rate\b|心拍", Feature("heart rate", "心拍計測", (("heart_rate", "^yes$"),))),
-        (r"\bnoise[- ]cancel+(?:ing|ation)?\b|\bANC\b|ノイズキャンセリング|ノイキャン",
+        (_NOISE_CANCELLING,
          Feature("active noise cancelling", "ノイズキャンセリング", (("noise_cancelling", "^active$"),))),
         (r"\bmultipoint\b|マルチポイント", Feature("multipoint", "マルチポイント", (("multipoint", "^yes$"),))),
         (r"\bfold(?:able|s)\b|折りたため|折りたたみ", Feature("foldable", "折りたたみ", (("foldable", "^yes$"),))),
@@ -422,7 +423,7 @@ _SPEC_SYNONYMS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
         (r"\bbacklit\b|バックライト", "backlight"),
         (r"\bwater[- ]?(?:proof|resistant|resistance)\b|\bsplash\b|防水|防滴", "water"),
         (r"\bbattery\b|\bcharge\b|電池|バッテリー", "battery"),
-        (r"\bnoise[- ]cancel+(?:ing|ation)?\b|\bANC\b|ノイズキャンセリング|ノイキャン", "noise"),
+        (_NOISE_CANCELLING, "noise"),
         (r"\bscreen\b|画面", "screen"),
     )
 )
