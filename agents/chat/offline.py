@@ -10,6 +10,7 @@ from typing import Any
 from langchain_core.messages import AIMessage
 
 from bot.locale import is_japanese, rule
+from bot.offline.extract import THANKS_WORDS
 from bot.offline.model import OfflineRequest
 
 # The sentence of the chat prompt (prompts/system.md) that lists the commands: the skill answers
@@ -26,7 +27,7 @@ _CAN_YOU = rule(r"\b(?:can|could)\s+you\b|\bare\s+you\s+able\s+to\b|できます
 _GREETING = rule(
     r"^\s*(?:hi|hello|hey|hiya|good\s+(?:morning|afternoon|evening)|greetings)\b|こんにちは|こんばんは|おはよう|はじめまして|やあ"
 )
-_THANKS = rule(r"\b(?:thanks|thank\s+you|thx|cheers|much\s+appreciated)\b|ありがとう|感謝")
+_THANKS = rule(rf"\b(?:{THANKS_WORDS})\b|ありがとう|感謝")
 
 
 class ChatSkill:

@@ -350,9 +350,10 @@ def extract_min_rating(text: str) -> MinRating | None:
 
 # --- thanks ---------------------------------------------------------------------------------
 
+THANKS_WORDS = r"thanks|thank\s+you|thx|cheers|much\s+appreciated"
 # A message that thanks and asks nothing more: "thanks!", "ok, thank you so much", 「ありがとうございます」.
 _ONLY_THANKS = rule(
-    r"^\s*(?:(?:ok(?:ay)?|great|perfect|cool|nice)[,!.]?\s*)?(?:thanks|thank\s+you|thx|ty|cheers|much\s+appreciated)"
+    rf"^\s*(?:(?:ok(?:ay)?|great|perfect|cool|nice)[,!.]?\s*)?(?:{THANKS_WORDS}|ty)"
     r"(?:\s+(?:so\s+much|a\s+lot|very\s+much|again))?[\s!.~]*$"
     r"|^\s*(?:(?:了解|わかりました|助かりました)[、。!！]?\s*)?(?:ありがとう(?:ございます|ございました)?|どうも|感謝します?)[\s!！。~〜]*$"
 )
