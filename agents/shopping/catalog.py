@@ -521,7 +521,8 @@ class CatalogStore:
             filter_params.append(float(min_rating))
 
         tokens = [t for t in dict.fromkeys(_tokens(text)) if _is_cjk(t) or t not in _STOPWORDS]
-        kinds = _kinds_named(tokens, [r[0] for r in await self._db.fetch("SELECT DISTINCT subcategory FROM shop_products")])
+        subcategories = await self._db.fetch("SELECT DISTINCT subcategory FROM shop_products") if tokens else []
+        kinds = _kinds_named(tokens, [r[0] for r in subcategories])
         if kinds:  # "running shoes under $40": running shoes or nothing, not the sandals that fit the budget
             filters.append(f"p.subcategory IN ({_marks(len(kinds))})")
             filter_params.extend(kinds)
